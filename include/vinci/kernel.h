@@ -1,0 +1,416 @@
+/*
+ * vinci/kernel.h — the tile programming model ("Vinci C"), the seeds' Ascend C
+ * model in C.
+ *
+ * A kernel is `void k(vn_core *core, const void *args)`. A launch runs it once
+ * per block (SPMD), blocks spread over the device's workers. Inside a block the
+ * kernel moves tiles from global memory (vn_gm, plain user memory) into local
+ * tensors (vn_local) carved from the worker's scratch arenas, computes on them
+ * with vector instructions, and writes them back:
+ *
+ *     Init:     q = vn_queue_new(core, VN_VECIN, 2, tile, VN_F32);  // 2 buffers: double buffering
+ *     CopyIn:   x = vn_alloc(q); vn_copy_in(core, x, gm, off, tile); vn_enque(q, x);
+ *     Compute:  x = vn_deque(q); ... vn_add(core, z, x, y, tile); ... vn_free(q, x);
+ *     CopyOut:  z = vn_deque(qz); vn_copy_out(core, gm_z, off, z, tile); vn_free(qz, z);
+ *
+ * Every call that can be misused is a macro that passes its call site, so that
+ * in checked mode (a launch option, a device option or VINCI_CHECKED=1) the first
+ * bad call stops the block and the launch returns VN_ERR_KERNEL with a message
+ * naming the kernel, block, loop index, the call and its file:line. In release
+ * mode the per-tile calls do no checking beyond one predictable branch.
+ *
+ * Checked-mode failures leave the kernel through the launcher (longjmp), so a
+ * kernel must not own heap memory or locks: everything it needs comes from the
+ * arenas (queues, buffers) or from its args.
+ *
+ * Rules kept from the hardware (and enforced in checked mode):
+ *   - local tensors start 32-byte aligned; lengths of queue buffers round up to 32 B;
+ *   - vn_copy_in / vn_copy_out move whole 32-byte blocks: a length that is not a
+ *     multiple of 32 bytes is rounded DOWN (the hardware's silent truncation) —
+ *     use the _pad forms for tails;
+ *   - vector instructions in repeat form process 256 bytes per repeat (8 blocks of
+ *     32 B), with block and repeat strides in 32-byte units and a lane bit mask.
+ */
+#ifndef VINCI_KERNEL_H
+#define VINCI_KERNEL_H
+
+#include "vinci/base.h"
+#include "vinci/runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes of one data block and of one vector repeat. */
+#define VN_BLOCK_BYTES 32
+#define VN_REPEAT_BYTES 256
+#define VN_REPEAT_BLOCKS 8
+#define VN_MAX_REPEAT 255
+
+typedef struct vn_core vn_core;
+typedef void (*vn_kernel_fn)(vn_core *core, const void *args);
+
+/* A call site, passed by the API macros. */
+typedef struct vn_site {
+    const char *file;
+    int line;
+} vn_site;
+#define VN_HERE ((vn_site){__FILE__, __LINE__})
+
+/* ---- block and core queries ---------------------------------------------- */
+
+int32_t vn_block_idx(const vn_core *core);
+int32_t vn_block_num(const vn_core *core);
+/* Bytes of an arena available to this block. */
+int64_t vn_core_arena_size(const vn_core *core, vn_arena arena);
+/* Tell checked mode which tile / loop iteration is running (shown in errors). */
+void vn_set_loop(vn_core *core, int64_t index);
+
+/* ---- global tensors --------------------------------------------------------- */
+
+/* A view of user memory: `len` elements of `dtype` at `data`. */
+typedef struct vn_gm {
+    void *data;
+    int64_t len;
+    vn_dtype dtype;
+} vn_gm;
+
+static inline vn_gm vn_gm_make(void *data, vn_dtype dtype, int64_t len)
+{
+    vn_gm g = {data, len, dtype};
+    return g;
+}
+
+/* ---- local tensors, positions, queues ------------------------------------ */
+
+/* Logical positions (Ascend TPosition); each lives in one arena. */
+typedef enum vn_position {
+    VN_VECIN = 0, /* UB: copied in, read by vector */
+    VN_VECOUT,    /* UB: written by vector, copied out */
+    VN_VECCALC,   /* UB: temporaries */
+    VN_A1,        /* L1: left matrix staging */
+    VN_B1,        /* L1: right matrix staging */
+    VN_A2,        /* L0A */
+    VN_B2,        /* L0B */
+    VN_CO1,       /* L0C */
+    VN_POSITION_COUNT
+} vn_position;
+
+vn_arena vn_position_arena(vn_position position);
+const char *vn_position_name(vn_position position);
+
+/* A view into scratch. `bytes` is what remains of the underlying buffer from
+ * `data` on (the extent checked mode allows). `owner`/`slot` identify the queue
+ * buffer it came from (owner -1: a vn_buf). Pass by value; do not edit fields. */
+typedef struct vn_local {
+    void *data;
+    int32_t bytes;
+    vn_dtype dtype;
+    int16_t owner;
+    int16_t slot;
+} vn_local;
+
+/* Typed pointer to a local's data, for scalar access in kernel code. */
+#define vn_ptr(T, t) ((T *)(t).data)
+
+/* Element `offset` of t as a new view (same owner); checked mode verifies the
+ * offset is inside and 32-byte aligned. */
+#define vn_local_at(core, t, offset) vn_local_at_(core, t, offset, VN_HERE)
+vn_local vn_local_at_(vn_core *core, vn_local t, int64_t offset, vn_site site);
+
+/* The same bytes viewed as another dtype (Ascend ReinterpretCast). */
+vn_local vn_local_as(vn_local t, vn_dtype dtype);
+
+typedef struct vn_queue vn_queue;
+
+/* A queue of `num` buffers of `count` elements of `dtype`, carved from the
+ * arena of `position` (2 buffers = double buffering). Depth (how many tensors
+ * may be enqueued before one is dequeued) defaults to `num`.
+ * Scratch overflow fails the block in every mode. */
+#define vn_queue_new(core, position, num, count, dtype)                                           \
+    vn_queue_new_(core, position, num, count, dtype, VN_HERE)
+vn_queue *vn_queue_new_(vn_core *core, vn_position position, int32_t num, int64_t count,
+                        vn_dtype dtype, vn_site site);
+#define vn_queue_set_depth(core, q, depth) vn_queue_set_depth_(core, q, depth, VN_HERE)
+void vn_queue_set_depth_(vn_core *core, vn_queue *q, int32_t depth, vn_site site);
+
+/* alloc -> (write) -> enque -> deque -> (read) -> free. */
+#define vn_alloc(core, q) vn_alloc_(core, q, VN_HERE)
+#define vn_enque(core, q, t) vn_enque_(core, q, t, VN_HERE)
+#define vn_deque(core, q) vn_deque_(core, q, VN_HERE)
+#define vn_free(core, q, t) vn_free_(core, q, t, VN_HERE)
+vn_local vn_alloc_(vn_core *core, vn_queue *q, vn_site site);
+void vn_enque_(vn_core *core, vn_queue *q, vn_local t, vn_site site);
+vn_local vn_deque_(vn_core *core, vn_queue *q, vn_site site);
+void vn_free_(vn_core *core, vn_queue *q, vn_local t, vn_site site);
+
+/* A plain scratch buffer (Ascend TBuf): no queue protocol. */
+#define vn_buf_new(core, position, count, dtype) vn_buf_new_(core, position, count, dtype, VN_HERE)
+vn_local vn_buf_new_(vn_core *core, vn_position position, int64_t count, vn_dtype dtype,
+                     vn_site site);
+
+/* ---- copies between global memory and scratch ----------------------------- */
+
+/* Contiguous: `count` elements; count * size is rounded DOWN to 32 bytes (checked
+ * mode reports a length that would be truncated). Offsets are in elements. */
+#define vn_copy_in(core, dst, src, src_off, count) vn_copy_in_(core, dst, src, src_off, count, VN_HERE)
+#define vn_copy_out(core, dst, dst_off, src, count)                                                \
+    vn_copy_out_(core, dst, dst_off, src, count, VN_HERE)
+void vn_copy_in_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, int64_t count,
+                 vn_site site);
+void vn_copy_out_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, int64_t count,
+                  vn_site site);
+
+/* Strided (Ascend DataCopyParams): block_count blocks of block_len 32-byte units;
+ * after each block skip src_gap units on the source and dst_gap on the destination. */
+typedef struct vn_copy_params {
+    uint16_t block_count; /* 0..4095 */
+    uint16_t block_len;   /* in 32-byte units */
+    uint16_t src_gap;     /* in 32-byte units */
+    uint16_t dst_gap;     /* in 32-byte units */
+} vn_copy_params;
+#define vn_copy_in_strided(core, dst, src, src_off, params)                                        \
+    vn_copy_in_strided_(core, dst, src, src_off, params, VN_HERE)
+#define vn_copy_out_strided(core, dst, dst_off, src, params)                                       \
+    vn_copy_out_strided_(core, dst, dst_off, src, params, VN_HERE)
+void vn_copy_in_strided_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off,
+                         vn_copy_params params, vn_site site);
+void vn_copy_out_strided_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src,
+                          vn_copy_params params, vn_site site);
+
+/* Padded (Ascend DataCopyPad): rows of any byte length. In scratch each row
+ * starts on a 32-byte block and is padded up to a whole block. The global-memory
+ * gap is in bytes, the scratch gap in 32-byte blocks. */
+typedef struct vn_copy_pad_params {
+    uint16_t block_count; /* rows */
+    uint32_t block_len;   /* bytes per row, a multiple of the element size */
+    int64_t gm_gap;       /* bytes between rows in global memory */
+    uint32_t local_gap;   /* 32-byte blocks between padded rows in scratch */
+} vn_copy_pad_params;
+/* Filler for the padding of each row on copy-in: `left` and `right` elements
+ * (each <= 32 bytes) of `value` around the data when `enable`, else the rest of
+ * the last block is filled with `value`. */
+typedef struct vn_pad {
+    bool enable;
+    uint8_t left, right;
+    double value;
+} vn_pad;
+#define vn_copy_in_pad(core, dst, src, src_off, params, pad)                                       \
+    vn_copy_in_pad_(core, dst, src, src_off, params, pad, VN_HERE)
+#define vn_copy_out_pad(core, dst, dst_off, src, params)                                           \
+    vn_copy_out_pad_(core, dst, dst_off, src, params, VN_HERE)
+void vn_copy_in_pad_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off,
+                     vn_copy_pad_params params, vn_pad pad, vn_site site);
+/* Writes only the real bytes of each row. */
+void vn_copy_out_pad_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src,
+                      vn_copy_pad_params params, vn_site site);
+
+/* ---- vector instructions ----------------------------------------------------- */
+
+/* Element-wise operations. One enum serves the vector instructions, the fused
+ * element-wise kernel of the ops layer and the ISA tables. f32 is native; f16
+ * and bf16 are computed in f32; i32 supports the integer-safe subset
+ * (add sub mul max min abs neg relu and the scalar forms adds muls maxs mins). */
+typedef enum vn_vop {
+    /* unary: dst = f(a) */
+    VN_VOP_ABS = 0,
+    VN_VOP_EXP,
+    VN_VOP_LN,
+    VN_VOP_SQRT,
+    VN_VOP_RSQRT,
+    VN_VOP_RECIPROCAL,
+    VN_VOP_RELU,
+    VN_VOP_NEG,
+    VN_VOP_SIGMOID,
+    VN_VOP_TANH,
+    VN_VOP_GELU, /* erf form */
+    VN_VOP_SILU,
+    /* binary: dst = f(a, b) */
+    VN_VOP_ADD,
+    VN_VOP_SUB,
+    VN_VOP_MUL,
+    VN_VOP_DIV,
+    VN_VOP_MAX,
+    VN_VOP_MIN,
+    /* scalar: dst = f(a, s) */
+    VN_VOP_ADDS,
+    VN_VOP_MULS,
+    VN_VOP_MAXS,
+    VN_VOP_MINS,
+    VN_VOP_LEAKY_RELU, /* a >= 0 ? a : s * a */
+    VN_VOP_COUNT
+} vn_vop;
+
+#define VN_VOP_FIRST_UNARY VN_VOP_ABS
+#define VN_VOP_FIRST_BINARY VN_VOP_ADD
+#define VN_VOP_FIRST_SCALAR VN_VOP_ADDS
+
+typedef enum vn_vop_kind { VN_VOP_UNARY, VN_VOP_BINARY, VN_VOP_SCALAR } vn_vop_kind;
+vn_vop_kind vn_vop_kind_of(vn_vop op);
+const char *vn_vop_name(vn_vop op); /* "Add", "Exp", "LeakyRelu", ... */
+/* True when `op` is defined for `dtype` as a vector instruction. */
+bool vn_vop_supports(vn_vop op, vn_dtype dtype);
+
+/* First-n form: the first `n` elements; all operands have the dst dtype. */
+#define vn_vunary(core, op, dst, a, n) vn_vunary_(core, op, dst, a, n, VN_HERE)
+#define vn_vbinary(core, op, dst, a, b, n) vn_vbinary_(core, op, dst, a, b, n, VN_HERE)
+#define vn_vscalar(core, op, dst, a, s, n) vn_vscalar_(core, op, dst, a, s, n, VN_HERE)
+void vn_vunary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, int64_t n, vn_site site);
+void vn_vbinary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_local b, int64_t n,
+                 vn_site site);
+void vn_vscalar_(vn_core *core, vn_vop op, vn_local dst, vn_local a, double s, int64_t n,
+                 vn_site site);
+
+#define vn_abs(c, d, a, n) vn_vunary_(c, VN_VOP_ABS, d, a, n, VN_HERE)
+#define vn_exp(c, d, a, n) vn_vunary_(c, VN_VOP_EXP, d, a, n, VN_HERE)
+#define vn_ln(c, d, a, n) vn_vunary_(c, VN_VOP_LN, d, a, n, VN_HERE)
+#define vn_sqrt(c, d, a, n) vn_vunary_(c, VN_VOP_SQRT, d, a, n, VN_HERE)
+#define vn_rsqrt(c, d, a, n) vn_vunary_(c, VN_VOP_RSQRT, d, a, n, VN_HERE)
+#define vn_reciprocal(c, d, a, n) vn_vunary_(c, VN_VOP_RECIPROCAL, d, a, n, VN_HERE)
+#define vn_relu(c, d, a, n) vn_vunary_(c, VN_VOP_RELU, d, a, n, VN_HERE)
+#define vn_neg(c, d, a, n) vn_vunary_(c, VN_VOP_NEG, d, a, n, VN_HERE)
+#define vn_add(c, d, a, b, n) vn_vbinary_(c, VN_VOP_ADD, d, a, b, n, VN_HERE)
+#define vn_sub(c, d, a, b, n) vn_vbinary_(c, VN_VOP_SUB, d, a, b, n, VN_HERE)
+#define vn_mul(c, d, a, b, n) vn_vbinary_(c, VN_VOP_MUL, d, a, b, n, VN_HERE)
+#define vn_div(c, d, a, b, n) vn_vbinary_(c, VN_VOP_DIV, d, a, b, n, VN_HERE)
+#define vn_max(c, d, a, b, n) vn_vbinary_(c, VN_VOP_MAX, d, a, b, n, VN_HERE)
+#define vn_min(c, d, a, b, n) vn_vbinary_(c, VN_VOP_MIN, d, a, b, n, VN_HERE)
+#define vn_adds(c, d, a, s, n) vn_vscalar_(c, VN_VOP_ADDS, d, a, s, n, VN_HERE)
+#define vn_muls(c, d, a, s, n) vn_vscalar_(c, VN_VOP_MULS, d, a, s, n, VN_HERE)
+#define vn_maxs(c, d, a, s, n) vn_vscalar_(c, VN_VOP_MAXS, d, a, s, n, VN_HERE)
+#define vn_mins(c, d, a, s, n) vn_vscalar_(c, VN_VOP_MINS, d, a, s, n, VN_HERE)
+#define vn_leaky_relu(c, d, a, s, n) vn_vscalar_(c, VN_VOP_LEAKY_RELU, d, a, s, n, VN_HERE)
+
+/* Mask/repeat form (the ISA form). One repeat covers 256 bytes = 8 blocks of
+ * 32 B; lane i of a repeat is enabled by bit i of the mask (bits[0] = lanes
+ * 0..63, bits[1] = lanes 64..127; 16-bit types have 128 lanes, 32-bit 64).
+ * Block stride: blocks between the 8 blocks of one repeat (1 = contiguous).
+ * Repeat stride: blocks between the starts of consecutive repeats (8 = contiguous). */
+typedef struct vn_mask {
+    uint64_t bits[2];
+} vn_mask;
+/* The first `k` lanes enabled (k <= 128). */
+vn_mask vn_mask_first(int32_t k);
+
+typedef struct vn_unary_rep {
+    uint16_t dst_blk, src_blk, dst_rep, src_rep;
+} vn_unary_rep;
+typedef struct vn_binary_rep {
+    uint16_t dst_blk, src0_blk, src1_blk, dst_rep, src0_rep, src1_rep;
+} vn_binary_rep;
+#define VN_UNARY_REP_CONTIGUOUS ((vn_unary_rep){1, 1, 8, 8})
+#define VN_BINARY_REP_CONTIGUOUS ((vn_binary_rep){1, 1, 1, 8, 8, 8})
+
+#define vn_vunary_rep(core, op, dst, a, mask, repeat, p)                                           \
+    vn_vunary_rep_(core, op, dst, a, mask, repeat, p, VN_HERE)
+#define vn_vbinary_rep(core, op, dst, a, b, mask, repeat, p)                                       \
+    vn_vbinary_rep_(core, op, dst, a, b, mask, repeat, p, VN_HERE)
+#define vn_vscalar_rep(core, op, dst, a, s, mask, repeat, p)                                       \
+    vn_vscalar_rep_(core, op, dst, a, s, mask, repeat, p, VN_HERE)
+void vn_vunary_rep_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_mask mask,
+                    int32_t repeat, vn_unary_rep p, vn_site site);
+void vn_vbinary_rep_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_local b, vn_mask mask,
+                     int32_t repeat, vn_binary_rep p, vn_site site);
+void vn_vscalar_rep_(vn_core *core, vn_vop op, vn_local dst, vn_local a, double s, vn_mask mask,
+                     int32_t repeat, vn_unary_rep p, vn_site site);
+
+/* Fill the first n elements with `value` (converted to dst's dtype). */
+#define vn_duplicate(core, dst, value, n) vn_duplicate_(core, dst, value, n, VN_HERE)
+void vn_duplicate_(vn_core *core, vn_local dst, double value, int64_t n, vn_site site);
+
+/* Cast with a rounding mode (Ascend RoundMode). NONE: exact where exact, else
+ * RINT. ODD: round to odd (von Neumann), for f32 -> f16 / bf16. */
+typedef enum vn_round {
+    VN_ROUND_NONE = 0,
+    VN_ROUND_RINT,  /* to nearest, ties to even */
+    VN_ROUND_FLOOR, /* toward -inf */
+    VN_ROUND_CEIL,  /* toward +inf */
+    VN_ROUND_ROUND, /* to nearest, ties away from zero */
+    VN_ROUND_TRUNC, /* toward zero */
+    VN_ROUND_ODD,
+    VN_ROUND_COUNT
+} vn_round;
+/* Supported pairs: f32 <-> f16, f32 <-> bf16, f32 <-> i32, f16 -> i32, i32 -> f16,
+ * f16 <-> bf16 (through f32), u8 / i8 -> f32 / f16, f32 / f16 -> u8 / i8 (saturating).
+ * Float -> integer rounds by `mode` (NONE = RINT) and saturates. */
+#define vn_cast(core, dst, src, mode, n) vn_cast_(core, dst, src, mode, n, VN_HERE)
+void vn_cast_(vn_core *core, vn_local dst, vn_local src, vn_round mode, int64_t n, vn_site site);
+
+/* Compare to a bit mask: bit i of dst (u8, little-endian) = a[i] CMP b[i].
+ * n * element size must be a multiple of 256 bytes (the hardware rule). */
+typedef enum vn_cmp { VN_CMP_LT = 0, VN_CMP_GT, VN_CMP_GE, VN_CMP_LE, VN_CMP_EQ, VN_CMP_NE } vn_cmp;
+#define vn_compare(core, dst, a, b, cmp, n) vn_compare_(core, dst, a, b, cmp, n, VN_HERE)
+#define vn_compare_scalar(core, dst, a, s, cmp, n) vn_compare_scalar_(core, dst, a, s, cmp, n, VN_HERE)
+void vn_compare_(vn_core *core, vn_local dst, vn_local a, vn_local b, vn_cmp cmp, int64_t n,
+                 vn_site site);
+void vn_compare_scalar_(vn_core *core, vn_local dst, vn_local a, double s, vn_cmp cmp, int64_t n,
+                        vn_site site);
+/* dst[i] = bit i of mask ? a[i] : b[i]   (or : s for the scalar form). */
+#define vn_select(core, dst, mask, a, b, n) vn_select_(core, dst, mask, a, b, n, VN_HERE)
+#define vn_select_scalar(core, dst, mask, a, s, n) vn_select_scalar_(core, dst, mask, a, s, n, VN_HERE)
+void vn_select_(vn_core *core, vn_local dst, vn_local mask, vn_local a, vn_local b, int64_t n,
+                vn_site site);
+void vn_select_scalar_(vn_core *core, vn_local dst, vn_local mask, vn_local a, double s, int64_t n,
+                       vn_site site);
+
+/* Reductions (f32 accumulation for f16 / bf16 inputs; result in dst's dtype).
+ * Whole tensor: dst[0] = reduce(src[0..n)). */
+typedef enum vn_reduce { VN_REDUCE_SUM = 0, VN_REDUCE_MAX, VN_REDUCE_MIN } vn_reduce;
+#define vn_reduce(core, kind, dst, src, n) vn_reduce_(core, kind, dst, src, n, VN_HERE)
+void vn_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src, int64_t n, vn_site site);
+#define vn_reduce_sum(c, d, s, n) vn_reduce_(c, VN_REDUCE_SUM, d, s, n, VN_HERE)
+#define vn_reduce_max(c, d, s, n) vn_reduce_(c, VN_REDUCE_MAX, d, s, n, VN_HERE)
+#define vn_reduce_min(c, d, s, n) vn_reduce_(c, VN_REDUCE_MIN, d, s, n, VN_HERE)
+/* Per 32-byte block (Ascend BlockReduce): for each repeat r and block j,
+ * dst[r*8 + j] = reduce of the masked lanes of that block. */
+#define vn_block_reduce(core, kind, dst, src, mask, repeat, src_blk, src_rep)                      \
+    vn_block_reduce_(core, kind, dst, src, mask, repeat, src_blk, src_rep, VN_HERE)
+void vn_block_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src, vn_mask mask,
+                      int32_t repeat, uint16_t src_blk, uint16_t src_rep, vn_site site);
+/* Per repeat (Ascend WholeReduce): dst[r] = reduce of the masked lanes of repeat r. */
+#define vn_repeat_reduce(core, kind, dst, src, mask, repeat, src_blk, src_rep)                     \
+    vn_repeat_reduce_(core, kind, dst, src, mask, repeat, src_blk, src_rep, VN_HERE)
+void vn_repeat_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src, vn_mask mask,
+                       int32_t repeat, uint16_t src_blk, uint16_t src_rep, vn_site site);
+
+/* ---- launch ---------------------------------------------------------------------- */
+
+/* Counters of one launch, summed over blocks; cheap enough to stay on. */
+typedef struct vn_kernel_counters {
+    int64_t bytes_in;        /* global -> scratch */
+    int64_t bytes_out;       /* scratch -> global */
+    int64_t vector_elem_ops; /* elements processed by vector instructions */
+    int64_t cube_ops;        /* multiply-accumulates by cube instructions ([C]) */
+    int64_t scratch_high_water[VN_ARENA_COUNT]; /* max bytes carved by one block */
+    double wall_ms;
+} vn_kernel_counters;
+
+typedef struct vn_launch_desc {
+    vn_kernel_fn kernel;
+    const char *name; /* shown in errors and profiles */
+    int32_t block_dim;
+    const void *args; /* read-only for the kernel; must outlive the launch */
+    /* -1: the device's mode (and VINCI_CHECKED); 0: release; 1: checked. */
+    int32_t checked;
+} vn_launch_desc;
+
+/* Run all blocks and wait. VN_ERR_KERNEL when a block failed; the message
+ * names the kernel, block, loop, call and file:line of the first failure.
+ * `counters` may be NULL. */
+vn_status vn_launch(vn_device *device, const vn_launch_desc *desc, vn_kernel_counters *counters);
+
+/* Convenience: VN_LAUNCH(dev, my_kernel, 8, &args, &counters). */
+#define VN_LAUNCH(device, kernel_fn, block_dim, args, counters)                                    \
+    vn_launch(device, &(vn_launch_desc){kernel_fn, #kernel_fn, block_dim, args, -1}, counters)
+
+/* Fail the block from kernel code with a message (an operator's runtime error). */
+#define vn_kernel_fail(core, ...) vn_kernel_fail_(core, VN_HERE, __VA_ARGS__)
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4), noreturn))
+#endif
+void vn_kernel_fail_(vn_core *core, vn_site site, const char *fmt, ...);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VINCI_KERNEL_H */

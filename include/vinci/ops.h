@@ -1,0 +1,184 @@
+/*
+ * vinci/ops.h — operators: one registry, and the two-phase single-operator API.
+ *
+ * Every operator is described once by a vn_op_def (name, domain, inputs,
+ * attributes, shape inference, plan, run). The same entry serves the C API
+ * below, the graph engine and the Python front end. User operators register
+ * the same way.
+ *
+ * Two phases (like aclnn's GetWorkspaceSize / run):
+ *
+ *     vn_op_plan *plan;
+ *     vn_tensor_desc in[2] = {{VN_F32, 2, {8, 16}}, {VN_F32, 1, {16}}};
+ *     vn_op_plan_create(dev, "Add", in, 2, NULL, &plan);     // validates, infers, tiles
+ *     size_t ws = vn_op_plan_workspace(plan);                // caller owns the workspace
+ *     const vn_tensor_desc *out = vn_op_plan_output(plan, 0); // [8,16] f32
+ *     vn_op_run(plan, inputs, 2, outputs, 1, workspace);
+ *     vn_op_plan_destroy(plan);
+ *
+ * A plan is immutable after creation and may be run from several threads at
+ * once (each with its own workspace).
+ */
+#ifndef VINCI_OPS_H
+#define VINCI_OPS_H
+
+#include "vinci/base.h"
+#include "vinci/runtime.h"
+#include "vinci/kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VN_MAX_RANK 8
+
+/* Shape and dtype of a dense, row-major tensor. rank 0 = scalar. */
+typedef struct vn_tensor_desc {
+    vn_dtype dtype;
+    int32_t rank;
+    int64_t dims[VN_MAX_RANK];
+} vn_tensor_desc;
+
+typedef struct vn_tensor {
+    vn_tensor_desc desc;
+    void *data;
+} vn_tensor;
+
+/* Number of elements (1 for rank 0, 0 if any dim is 0). */
+int64_t vn_desc_numel(const vn_tensor_desc *desc);
+/* "f32[2,3,4]" into buf; returns buf. */
+char *vn_desc_format(const vn_tensor_desc *desc, char *buf, size_t size);
+
+/* ---- attributes --------------------------------------------------------- */
+
+typedef enum vn_attr_type {
+    VN_ATTR_INT = 0,
+    VN_ATTR_FLOAT,
+    VN_ATTR_INTS,
+    VN_ATTR_FLOATS,
+    VN_ATTR_STRING
+} vn_attr_type;
+
+typedef struct vn_attr {
+    const char *name;
+    vn_attr_type type;
+    int64_t i;
+    double f;
+    const int64_t *ints;
+    const float *floats;
+    int32_t count; /* elements of ints / floats */
+    const char *s;
+} vn_attr;
+
+typedef struct vn_attrs {
+    const vn_attr *items;
+    int32_t count;
+} vn_attrs;
+
+/* Look up an attribute; `fallback` when absent. VN_ERR_INVALID_ARG when present
+ * with another type. */
+vn_status vn_attrs_int(const vn_attrs *attrs, const char *name, int64_t fallback, int64_t *out);
+vn_status vn_attrs_float(const vn_attrs *attrs, const char *name, double fallback, double *out);
+const vn_attr *vn_attrs_find(const vn_attrs *attrs, const char *name);
+
+/* ---- the registry ----------------------------------------------------------- */
+
+typedef struct vn_op_def vn_op_def;
+
+/* What an operator's infer and plan functions see. */
+typedef struct vn_op_ctx {
+    const vn_op_def *def;
+    vn_device *device;
+    const vn_tensor_desc *inputs; /* an input with rank -1 is an omitted optional input */
+    int32_t num_inputs;
+    const vn_attrs *attrs;
+    const char *node_name; /* for messages; "" outside a graph */
+} vn_op_ctx;
+
+/* What an operator's run function sees. */
+typedef struct vn_op_run_ctx {
+    const vn_op_def *def;
+    vn_device *device;
+    const void *plan; /* the operator's own plan data */
+    const vn_tensor *inputs;
+    int32_t num_inputs;
+    vn_tensor *outputs;
+    int32_t num_outputs;
+    void *workspace;
+    vn_kernel_counters *counters; /* accumulate launch counters here; may be NULL */
+} vn_op_run_ctx;
+
+struct vn_op_def {
+    const char *name;   /* ONNX op type, e.g. "Add" */
+    const char *domain; /* "" for the ONNX default domain, "vinci" for vinci's own */
+    int32_t min_inputs, max_inputs;
+    int32_t num_outputs;
+    uint32_t dtypes; /* bit (1u << dtype) per accepted dtype of input 0 */
+    /* Fill outputs[0..num_outputs) with shapes and dtypes; validate everything. */
+    vn_status (*infer)(const vn_op_ctx *ctx, vn_tensor_desc *outputs);
+    /* Choose kernel, tiling and block_dim; return the plan data (owned by the
+     * plan, freed with plan_free) and the workspace size. May be NULL. */
+    vn_status (*plan)(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, void **plan_data,
+                      size_t *workspace);
+    void (*plan_free)(void *plan_data);
+    /* Run: launches kernels on ctx->device. */
+    vn_status (*run)(const vn_op_run_ctx *ctx);
+};
+
+#define VN_DTYPE_BIT(d) (1u << (d))
+#define VN_DTYPES_FLOAT (VN_DTYPE_BIT(VN_F32) | VN_DTYPE_BIT(VN_F16) | VN_DTYPE_BIT(VN_BF16))
+
+/* Register an operator (the def must outlive the process or be unregistered
+ * never). VN_ERR_INVALID_ARG if an operator of that name and domain exists. */
+vn_status vn_op_register(const vn_op_def *def);
+/* Find by name and domain ("" or NULL = ONNX default). NULL if absent. */
+const vn_op_def *vn_op_find(const char *name, const char *domain);
+/* Iterate: the i-th registered operator, NULL past the end. */
+const vn_op_def *vn_op_at(int32_t index);
+
+/* ---- two-phase single-operator API ------------------------------------------ */
+
+typedef struct vn_op_plan vn_op_plan;
+
+/* Validate, infer output descriptors and plan. `device` NULL = default device;
+ * `attrs` may be NULL. */
+vn_status vn_op_plan_create(vn_device *device, const char *op_name, const vn_tensor_desc *inputs,
+                            int32_t num_inputs, const vn_attrs *attrs, vn_op_plan **out);
+int32_t vn_op_plan_num_outputs(const vn_op_plan *plan);
+const vn_tensor_desc *vn_op_plan_output(const vn_op_plan *plan, int32_t index);
+size_t vn_op_plan_workspace(const vn_op_plan *plan);
+/* Run the plan. Input and output descriptors must equal those planned;
+ * `workspace` must hold vn_op_plan_workspace bytes (may be NULL when 0). */
+vn_status vn_op_run(const vn_op_plan *plan, const vn_tensor *inputs, int32_t num_inputs,
+                    vn_tensor *outputs, int32_t num_outputs, void *workspace);
+void vn_op_plan_destroy(vn_op_plan *plan);
+
+/* ---- the fused element-wise program ------------------------------------------- */
+
+/* A small program of element-wise instructions executed tile by tile in scratch,
+ * one pass over memory. Registers 0..num_inputs-1 hold the (broadcast) inputs;
+ * each instruction writes a new register; the last instruction's register is the
+ * output. Example, ReLU-Add: {ADD r2 = r0, r1}, {RELU r3 = r2}. */
+#define VN_FUSED_MAX_INSTRS 32
+typedef struct vn_fused_instr {
+    vn_vop op;
+    int16_t src0, src1; /* src1 only for binary ops */
+    double scalar;      /* for scalar ops */
+} vn_fused_instr;
+
+typedef struct vn_fused_program {
+    int32_t num_inputs;
+    int32_t num_instrs;
+    vn_fused_instr instrs[VN_FUSED_MAX_INSTRS];
+} vn_fused_program;
+
+/* The "vinci::FusedElementwise" operator takes its program through this call
+ * (a program is not an ONNX attribute). */
+vn_status vn_fused_plan_create(vn_device *device, const vn_fused_program *program,
+                               const vn_tensor_desc *inputs, int32_t num_inputs,
+                               vn_op_plan **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VINCI_OPS_H */

@@ -1,0 +1,22 @@
+/*
+ * vinci.h — everything: include this one header to use vinci.
+ *
+ * Layers, bottom up (each header includes only the ones below it):
+ *   base.h     status and errors, dtypes and conversions, CPU features
+ *   runtime.h  the device: worker threads ("AI cores") and their scratch arenas
+ *   kernel.h   the tile programming model: queues, copies, vector instructions, launch
+ *   ops.h      the operator registry and the two-phase single-operator API
+ */
+#ifndef VINCI_H
+#define VINCI_H
+
+#include "vinci/base.h"
+#include "vinci/runtime.h"
+#include "vinci/kernel.h"
+#include "vinci/ops.h"
+
+#define VINCI_VERSION_MAJOR 0
+#define VINCI_VERSION_MINOR 1
+#define VINCI_VERSION_PATCH 0
+
+#endif /* VINCI_H */

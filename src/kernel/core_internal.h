@@ -1,0 +1,91 @@
+/*
+ * core_internal.h — what the kernel layer's files share: the block context
+ * (vn_core), the queue record, and the checked-mode primitives.
+ *
+ * Invariants:
+ *   - a vn_core lives for one block; vn_launch resets it (pipe reset: every
+ *     arena's bump pointer back to 0) before the block runs;
+ *   - every vn_local handed to a kernel points into one of the core's arenas
+ *     and carries the bytes left from its start to the end of its buffer;
+ *   - in checked mode shadow[a][i] != 0 iff byte i of arena a was written since
+ *     the buffer holding it was allocated (queue alloc or vn_buf_new).
+ */
+#ifndef VINCI_KERNEL_CORE_INTERNAL_H
+#define VINCI_KERNEL_CORE_INTERNAL_H
+
+#include <setjmp.h>
+
+#include "vinci/kernel.h"
+
+#define VN_MAX_QUEUES 64        /* per block, like the hardware's buffer budget */
+#define VN_MAX_QUEUE_BUFFERS 8  /* per queue */
+
+typedef enum vn_slot_state {
+    VN_SLOT_FREE = 0, /* available to alloc */
+    VN_SLOT_HELD,     /* allocated, being written, not enqueued */
+    VN_SLOT_QUEUED,   /* enqueued, waiting for deque */
+    VN_SLOT_TAKEN     /* dequeued, being read, not freed */
+} vn_slot_state;
+
+struct vn_queue {
+    int16_t id;
+    vn_position position;
+    vn_dtype dtype;
+    int32_t num;        /* buffers */
+    int32_t depth;      /* max enqueued at once */
+    int64_t count;      /* elements per buffer */
+    int64_t buf_bytes;  /* bytes per buffer, a multiple of 32 */
+    uint8_t *base;      /* first buffer */
+    vn_slot_state state[VN_MAX_QUEUE_BUFFERS];
+    int32_t fifo[VN_MAX_QUEUE_BUFFERS]; /* enqueued slots in order */
+    int32_t fifo_head, fifo_len;
+    int32_t next_alloc; /* round-robin start for alloc */
+};
+
+struct vn_core {
+    int32_t block_idx, block_num;
+    bool checked;
+    const char *kernel_name;
+    int64_t loop; /* -1 when the kernel never called vn_set_loop */
+
+    uint8_t *arena[VN_ARENA_COUNT];
+    int64_t arena_size[VN_ARENA_COUNT];
+    int64_t arena_used[VN_ARENA_COUNT]; /* bump pointer of the pipe */
+    uint8_t *shadow[VN_ARENA_COUNT];    /* checked mode only, else NULL */
+
+    struct vn_queue queues[VN_MAX_QUEUES];
+    int32_t num_queues;
+
+    vn_kernel_counters counters; /* this block's (wall_ms unused) */
+
+    /* failure: first violation of this block */
+    jmp_buf *bail;
+    vn_status status;
+    char message[768];
+};
+
+/* Record a failure for this block ("<call> at file:line: message") and leave
+ * the kernel through the launcher. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5), noreturn))
+#endif
+void vn_core_fail(vn_core *core, vn_site site, const char *call, const char *fmt, ...);
+
+/* Which arena a pointer belongs to, or -1. */
+int vn_core_arena_of(const vn_core *core, const void *p);
+
+/* Checked-mode validation of an access to `bytes` bytes at byte `offset` of
+ * local `t` by `call`: inside the tensor's extent; for reads, every byte was
+ * written. Writes mark the bytes written. Call only when core->checked. */
+void vn_check_read(vn_core *core, vn_local t, int64_t offset, int64_t bytes, const char *call,
+                   vn_site site);
+void vn_check_write(vn_core *core, vn_local t, int64_t offset, int64_t bytes, const char *call,
+                    vn_site site);
+/* A local tensor is well-formed (points into an arena, 32-byte aligned). */
+void vn_check_local(vn_core *core, vn_local t, const char *call, vn_site site);
+
+/* Mark written without checks (used by release-mode-agnostic helpers). */
+void vn_shadow_mark(vn_core *core, const void *p, int64_t bytes);
+void vn_shadow_clear(vn_core *core, const void *p, int64_t bytes);
+
+#endif /* VINCI_KERNEL_CORE_INTERNAL_H */
