@@ -1,0 +1,238 @@
+/*
+ * bench_ops.c — the vector-operator benchmark of issue [A].
+ *
+ * For 1 and 2 threads, in one run, medians of several repetitions:
+ *   - Add f32 on 64 Mi elements: GB/s and ratio to a STREAM triad on the same sizes;
+ *   - ReLU-Add as one fused operator vs Add then Relu as two operators;
+ *   - LayerNorm f16 [8,512,4096] and Softmax f32 [4096,4096]: GB/s and ratio to triad;
+ *   - checked-mode slowdown on Add.
+ * Bytes are counted the STREAM way: each element read or written once.
+ *
+ * Usage: bench_ops [--reps N] [--threads LIST] [--small]
+ *   --small runs reduced sizes (a smoke run for CI-like settings).
+ */
+#include "bench_util.h"
+
+typedef struct bench_cfg {
+    int reps;
+    int64_t add_n;           /* Add / ReLU-Add elements */
+    int64_t ln_rows, ln_h;   /* LayerNorm [rows, H] */
+    int64_t sm_rows, sm_cols; /* Softmax */
+} bench_cfg;
+
+/* One planned operator with its buffers, runnable repeatedly. */
+typedef struct bench_op {
+    vn_op_plan *plan;
+    vn_tensor in[3], out[1];
+    int n_in;
+    void *ws;
+} bench_op;
+
+static vn_tensor_desc desc_1d(vn_dtype dt, int64_t n)
+{
+    vn_tensor_desc d = {dt, 1, {n}};
+    return d;
+}
+
+static int bench_op_prepare(bench_op *op, vn_op_plan *plan, void **in_data, int n_in, void *out)
+{
+    op->plan = plan;
+    op->n_in = n_in;
+    for (int i = 0; i < n_in; i++) op->in[i].data = in_data[i];
+    op->out[0].desc = *vn_op_plan_output(plan, 0);
+    op->out[0].data = out;
+    size_t ws = vn_op_plan_workspace(plan);
+    op->ws = ws ? vn_aligned_alloc(ws, 64) : NULL;
+    return ws && !op->ws ? -1 : 0;
+}
+
+/* Median milliseconds of `reps` runs (after one warm-up), -1 on error. */
+static double bench_op_time(bench_op *op, int reps)
+{
+    double ms[64];
+    for (int r = 0; r < reps + 1; r++) {
+        double t0 = bench_now_ms();
+        vn_status st = vn_op_run(op->plan, op->in, op->n_in, op->out, 1, op->ws);
+        if (st != VN_OK) {
+            fprintf(stderr, "run failed: %s\n", vn_last_error());
+            return -1;
+        }
+        if (r > 0) ms[r - 1] = bench_now_ms() - t0;
+    }
+    return bench_median(ms, reps);
+}
+
+static void bench_op_release(bench_op *op)
+{
+    vn_op_plan_destroy(op->plan);
+    vn_aligned_free(op->ws);
+}
+
+static vn_op_plan *plan_op(vn_device *dev, const char *name, const vn_tensor_desc *in, int n,
+                           const vn_attrs *attrs)
+{
+    vn_op_plan *p = NULL;
+    if (vn_op_plan_create(dev, name, in, n, attrs, &p) != VN_OK) {
+        fprintf(stderr, "plan %s failed: %s\n", name, vn_last_error());
+        return NULL;
+    }
+    return p;
+}
+
+/* Add f32 (release and checked) and fused ReLU-Add vs Add + Relu. */
+static int bench_add_family(vn_device *dev, vn_device *checked_dev, const bench_cfg *cfg,
+                            double triad)
+{
+    int64_t n = cfg->add_n;
+    float *a = vn_aligned_alloc((size_t)n * 4, 64), *b = vn_aligned_alloc((size_t)n * 4, 64);
+    float *c = vn_aligned_alloc((size_t)n * 4, 64), *d = vn_aligned_alloc((size_t)n * 4, 64);
+    if (!a || !b || !c || !d) return -1;
+    bench_fill(a, n, 1);
+    bench_fill(b, n, 2);
+    vn_tensor_desc in[2] = {desc_1d(VN_F32, n), desc_1d(VN_F32, n)};
+    bench_op add = {0}, relu = {0}, fused = {0}, add_checked = {0};
+    void *ab[2] = {a, b}, *cc[1] = {c};
+    vn_fused_program prog = {2, 2, {{VN_VOP_ADD, 0, 1, 0}, {VN_VOP_RELU, 2, 0, 0}}};
+    vn_op_plan *fp = NULL;
+    if (vn_fused_plan_create(dev, &prog, in, 2, &fp) != VN_OK) {
+        fprintf(stderr, "fused plan failed: %s\n", vn_last_error());
+        return -1;
+    }
+    vn_op_plan *ap = plan_op(dev, "Add", in, 2, NULL), *rp = plan_op(dev, "Relu", in, 1, NULL);
+    vn_op_plan *acp = plan_op(checked_dev, "Add", in, 2, NULL);
+    if (!ap || !rp || !acp) return -1;
+    bench_op_prepare(&add, ap, ab, 2, c);
+    bench_op_prepare(&relu, rp, cc, 1, d);
+    bench_op_prepare(&fused, fp, ab, 2, d);
+    bench_op_prepare(&add_checked, acp, ab, 2, c);
+    for (int i = 0; i < 2; i++) add.in[i].desc = fused.in[i].desc = add_checked.in[i].desc = in[i];
+    relu.in[0].desc = in[0];
+
+    double t_add = bench_op_time(&add, cfg->reps);
+    double t_relu = bench_op_time(&relu, cfg->reps);
+    double t_fused = bench_op_time(&fused, cfg->reps);
+    int checked_reps = cfg->reps < 3 ? cfg->reps : 3;
+    double t_checked = bench_op_time(&add_checked, checked_reps);
+    double gbs = 3.0 * 4.0 * (double)n / (t_add * 1e6);
+    printf("  Add f32 %lld elems        %8.3f ms  %7.1f GB/s  ratio to triad %.2f (target >= 0.9)\n",
+           (long long)n, t_add, gbs, gbs / triad);
+    printf("  ReLU-Add fused            %8.3f ms  vs Add+Relu %.3f ms: speed-up %.2fx (target >= 1.5x)\n",
+           t_fused, t_add + t_relu, (t_add + t_relu) / t_fused);
+    printf("  Add f32, checked mode     %8.3f ms  slowdown %.1fx (must stay <= 20x)\n", t_checked,
+           t_checked / t_add);
+    bench_op_release(&add);
+    bench_op_release(&relu);
+    bench_op_release(&fused);
+    bench_op_release(&add_checked);
+    vn_aligned_free(a), vn_aligned_free(b), vn_aligned_free(c), vn_aligned_free(d);
+    return 0;
+}
+
+static int bench_layernorm(vn_device *dev, const bench_cfg *cfg, double triad)
+{
+    int64_t rows = cfg->ln_rows, h = cfg->ln_h, n = rows * h;
+    uint16_t *x = vn_aligned_alloc((size_t)n * 2, 64), *y = vn_aligned_alloc((size_t)n * 2, 64);
+    uint16_t *g = vn_aligned_alloc((size_t)h * 2, 64), *bta = vn_aligned_alloc((size_t)h * 2, 64);
+    float *tmp = vn_aligned_alloc((size_t)n * 4, 64);
+    if (!x || !y || !g || !bta || !tmp) return -1;
+    bench_fill(tmp, n, 3);
+    vn_f32_to_f16_array(tmp, x, (size_t)n);
+    bench_fill(tmp, h, 4);
+    vn_f32_to_f16_array(tmp, g, (size_t)h);
+    vn_f32_to_f16_array(tmp + h, bta, (size_t)h);
+    vn_tensor_desc in[3] = {{VN_F16, 3, {8, rows / 8, h}}, desc_1d(VN_F16, h), desc_1d(VN_F16, h)};
+    vn_op_plan *p = plan_op(dev, "LayerNormalization", in, 3, NULL);
+    if (!p) return -1;
+    bench_op op = {0};
+    void *ins[3] = {x, g, bta};
+    bench_op_prepare(&op, p, ins, 3, y);
+    for (int i = 0; i < 3; i++) op.in[i].desc = in[i];
+    double t = bench_op_time(&op, cfg->reps);
+    double gbs = 2.0 * 2.0 * (double)n / (t * 1e6);
+    printf("  LayerNorm f16 [8,%lld,%lld]  %8.3f ms  %7.1f GB/s  ratio to triad %.2f (target >= 0.8)\n",
+           (long long)(rows / 8), (long long)h, t, gbs, gbs / triad);
+    bench_op_release(&op);
+    vn_aligned_free(x), vn_aligned_free(y), vn_aligned_free(g), vn_aligned_free(bta);
+    vn_aligned_free(tmp);
+    return 0;
+}
+
+static int bench_softmax(vn_device *dev, const bench_cfg *cfg, double triad)
+{
+    int64_t n = cfg->sm_rows * cfg->sm_cols;
+    float *x = vn_aligned_alloc((size_t)n * 4, 64), *y = vn_aligned_alloc((size_t)n * 4, 64);
+    if (!x || !y) return -1;
+    bench_fill(x, n, 5);
+    vn_tensor_desc in[1] = {{VN_F32, 2, {cfg->sm_rows, cfg->sm_cols}}};
+    vn_op_plan *p = plan_op(dev, "Softmax", in, 1, NULL);
+    if (!p) return -1;
+    bench_op op = {0};
+    void *ins[1] = {x};
+    bench_op_prepare(&op, p, ins, 1, y);
+    op.in[0].desc = in[0];
+    double t = bench_op_time(&op, cfg->reps);
+    double gbs = 2.0 * 4.0 * (double)n / (t * 1e6);
+    printf("  Softmax f32 [%lld,%lld]     %8.3f ms  %7.1f GB/s  ratio to triad %.2f (target >= 0.8)\n",
+           (long long)cfg->sm_rows, (long long)cfg->sm_cols, t, gbs, gbs / triad);
+    bench_op_release(&op);
+    vn_aligned_free(x), vn_aligned_free(y);
+    return 0;
+}
+
+static int bench_threads(int threads, const bench_cfg *cfg)
+{
+    vn_device_options opt = {.num_threads = threads};
+    vn_device *dev = NULL, *checked = NULL;
+    if (vn_device_create(&opt, &dev) != VN_OK) return -1;
+    opt.checked = true;
+    if (vn_device_create(&opt, &checked) != VN_OK) return -1;
+
+    int64_t n = cfg->add_n;
+    float *a = vn_aligned_alloc((size_t)n * 4, 64), *b = vn_aligned_alloc((size_t)n * 4, 64);
+    float *c = vn_aligned_alloc((size_t)n * 4, 64);
+    if (!a || !b || !c) return -1;
+    bench_fill(b, n, 7);
+    bench_fill(c, n, 8);
+    double triad = bench_triad_gbs(dev, a, b, c, n, cfg->reps);
+    vn_aligned_free(a), vn_aligned_free(b), vn_aligned_free(c);
+    printf("threads %d (isa %s): STREAM triad (peer) %.1f GB/s on %lld elements\n", threads,
+           vn_isa_name(vn_isa_active()), triad, (long long)n);
+
+    int rc = bench_add_family(dev, checked, cfg, triad);
+    rc |= bench_layernorm(dev, cfg, triad);
+    rc |= bench_softmax(dev, cfg, triad);
+    vn_device_destroy(checked);
+    vn_device_destroy(dev);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    bench_cfg cfg = {7, 64ll << 20, 8 * 512, 4096, 4096, 4096};
+    int threads[4] = {1, 2}, n_threads = 2;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            cfg.reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+            n_threads = sscanf(argv[++i], "%d,%d,%d,%d", &threads[0], &threads[1], &threads[2],
+                               &threads[3]);
+        } else if (!strcmp(argv[i], "--small")) {
+            cfg = (bench_cfg){3, 1ll << 20, 8 * 64, 1024, 256, 1024};
+        } else {
+            fprintf(stderr, "usage: bench_ops [--reps N] [--threads 1,2] [--small]\n");
+            return 2;
+        }
+    }
+    if (cfg.reps < 1 || cfg.reps > 63 || n_threads < 1) {
+        fprintf(stderr, "bench_ops: bad --reps or --threads\n");
+        return 2;
+    }
+    printf("vinci operator benchmark: medians of %d runs\n", cfg.reps);
+    for (int i = 0; i < n_threads; i++) {
+        if (bench_threads(threads[i], &cfg) != 0) {
+            fprintf(stderr, "bench_ops: failed: %s\n", vn_last_error());
+            return 1;
+        }
+    }
+    return 0;
+}

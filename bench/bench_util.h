@@ -1,0 +1,82 @@
+/*
+ * bench_util.h — what every vinci benchmark shares: a clock, medians, and the
+ * STREAM triad that serves as the memory-bandwidth peer measured in the same run.
+ *
+ * Benchmarks report medians of several repetitions and ratios against a peer
+ * measured in the same process, because the machines are shared and noisy.
+ */
+#ifndef VINCI_BENCH_UTIL_H
+#define VINCI_BENCH_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vinci/vinci.h"
+
+static inline double bench_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static inline double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- STREAM triad a = b + s*c, spread over the device's workers ---------- */
+
+typedef struct bench_triad {
+    float *a;
+    const float *b, *c;
+    int64_t n;
+    int32_t blocks;
+} bench_triad;
+
+static void bench_triad_block(void *ctx, int32_t worker, int32_t block)
+{
+    const bench_triad *t = ctx;
+    int64_t per = (t->n + t->blocks - 1) / t->blocks;
+    int64_t lo = per * block, hi = lo + per < t->n ? lo + per : t->n;
+    float *restrict a = t->a;
+    const float *restrict b = t->b, *restrict c = t->c;
+    for (int64_t i = lo; i < hi; i++) a[i] = b[i] + 3.0f * c[i];
+}
+
+/* Median triad bandwidth in GB/s (STREAM counting: 3 arrays, no write-allocate). */
+static inline double bench_triad_gbs(vn_device *dev, float *a, const float *b, const float *c,
+                                     int64_t n, int reps)
+{
+    bench_triad t = {a, b, c, n, vn_device_num_workers(dev)};
+    double ms[64];
+    if (reps > 64) reps = 64;
+    for (int r = 0; r < reps + 1; r++) {
+        double t0 = bench_now_ms();
+        vn_device_run_blocks(dev, t.blocks, bench_triad_block, &t);
+        if (r > 0) ms[r - 1] = bench_now_ms() - t0; /* first run warms up */
+    }
+    return 3.0 * 4.0 * (double)n / (bench_median(ms, reps) * 1e6);
+}
+
+/* Fill with a cheap deterministic pattern in [-1, 1). */
+static inline void bench_fill(float *x, int64_t n, uint32_t seed)
+{
+    uint32_t s = seed * 2654435761u + 1u;
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 1664525u + 1013904223u;
+        x[i] = (float)(s >> 8) * (1.0f / 8388608.0f) - 1.0f;
+    }
+}
+
+#endif /* VINCI_BENCH_UTIL_H */

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds vinci and runs every test:
+#   1. release build, every test under each ISA path (VINCI_ISA=avx512, avx2, scalar);
+#   2. a build with -fsanitize=address,undefined running the unit tests again.
+# Prints ctest's summary for each job and exits non-zero if any test failed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== job 1: release build, all tests, every ISA path"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs")
+
+echo "== job 2: address + undefined-behaviour sanitizers, unit tests"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVINCI_SANITIZE=address,undefined \
+    -DVINCI_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j"$jobs" -L unit)

@@ -1,0 +1,47 @@
+/*
+ * isa.h — the f32 array kernels of every vector operation, one table per ISA.
+ *
+ * The same source (isa_f32.inc) is compiled three times, for baseline x86-64
+ * (isa_scalar.c), AVX2+FMA (isa_avx2.c) and AVX-512 (isa_avx512.c); the table
+ * matching vn_isa_active() is chosen once, at first use, and never changes.
+ *
+ * Invariants of every kernel:
+ *   - it touches exactly dst[0..n), reads a[0..n) (and b[0..n)); n >= 0;
+ *   - dst may equal a or b (in place); other overlaps are not allowed;
+ *   - results do not depend on n or on alignment (no reassociation across
+ *     lanes for element-wise ops), so every ISA gives the same bits up to the
+ *     documented ulp bounds of the transcendental functions.
+ */
+#ifndef VINCI_KERNEL_ISA_H
+#define VINCI_KERNEL_ISA_H
+
+#include "vinci/kernel.h"
+
+typedef void (*vn_f32_unary_fn)(float *dst, const float *a, int64_t n);
+typedef void (*vn_f32_binary_fn)(float *dst, const float *a, const float *b, int64_t n);
+typedef void (*vn_f32_scalar_fn)(float *dst, const float *a, float s, int64_t n);
+/* Reduction of a[0..n) (n >= 1): sum (multi-accumulator, then pairwise), max or min. */
+typedef float (*vn_f32_reduce_fn)(const float *a, int64_t n);
+
+typedef struct vn_isa_table {
+    vn_isa isa;
+    /* Indexed by vn_vop; an entry is NULL when the op is not of that kind. */
+    vn_f32_unary_fn unary[VN_VOP_COUNT];
+    vn_f32_binary_fn binary[VN_VOP_COUNT];
+    vn_f32_scalar_fn scalar[VN_VOP_COUNT];
+    /* Indexed by vn_reduce. */
+    vn_f32_reduce_fn reduce[3];
+} vn_isa_table;
+
+/* The table of the active ISA (thread-safe, chosen once). Never NULL. */
+const vn_isa_table *vn_isa_table_get(void);
+/* The table of a given ISA, for tests and benchmarks; the caller must know the
+ * CPU supports it (see vn_isa_detected()). NULL for an invalid ISA. */
+const vn_isa_table *vn_isa_table_for(vn_isa isa);
+
+/* Per-ISA tables, defined by isa_scalar.c, isa_avx2.c and isa_avx512.c. */
+extern const vn_isa_table vn_isa_table_scalar;
+extern const vn_isa_table vn_isa_table_avx2;
+extern const vn_isa_table vn_isa_table_avx512;
+
+#endif /* VINCI_KERNEL_ISA_H */
