@@ -34,7 +34,7 @@ static float bits_f32(uint32_t u)
 #define F16_OVERFLOW 0x477ff000u
 /* 2^-14, the smallest normal f16. */
 #define F16_MIN_NORMAL 0x38800000u
-/* 2^-25 scaled by 2^-1: below 2^-25 every value rounds to zero. */
+/* 2^-25, half the smallest f16 subnormal: anything below rounds to zero. */
 #define F16_UNDERFLOW 0x33000000u
 /* (127 - 15) << 23: moves an f32 exponent to the f16 bias. */
 #define F16_REBIAS 0x38000000u
@@ -138,15 +138,18 @@ typedef struct convert_table {
 static const convert_table convert_tables[VN_ISA_COUNT] = {
     [VN_ISA_SCALAR] = {f32_to_f16_scalar, f16_to_f32_scalar, f32_to_bf16_scalar,
                        bf16_to_f32_scalar},
-    [VN_ISA_AVX2] = {vn_f32_to_f16_array_avx2, vn_f16_to_f32_array_avx2,
-                     vn_f32_to_bf16_array_avx2, vn_bf16_to_f32_array_avx2},
+    [VN_ISA_AVX2] = {vn_f32_to_f16_array_avx2, vn_f16_to_f32_array_avx2, vn_f32_to_bf16_array_avx2,
+                     vn_bf16_to_f32_array_avx2},
     [VN_ISA_AVX512] = {vn_f32_to_f16_array_avx512, vn_f16_to_f32_array_avx512,
                        vn_f32_to_bf16_array_avx512, vn_bf16_to_f32_array_avx512},
 };
 _Static_assert(VN_ISA_COUNT == 3, "add the new ISA to convert_tables");
 
 /* vn_isa_active() is decided once and cached, so this is a load and an index. */
-static const convert_table *active_table(void) { return &convert_tables[vn_isa_active()]; }
+static const convert_table *active_table(void)
+{
+    return &convert_tables[vn_isa_active()];
+}
 
 void vn_f32_to_f16_array(const float *src, uint16_t *dst, size_t n)
 {

@@ -14,9 +14,8 @@ typedef struct dtype_info {
 } dtype_info;
 
 static const dtype_info dtype_table[VN_DTYPE_COUNT] = {
-    [VN_F32] = {"f32", 4}, [VN_F16] = {"f16", 2}, [VN_BF16] = {"bf16", 2},
-    [VN_I8] = {"i8", 1},   [VN_U8] = {"u8", 1},   [VN_I32] = {"i32", 4},
-    [VN_I64] = {"i64", 8}, [VN_BOOL] = {"bool", 1},
+    [VN_F32] = {"f32", 4}, [VN_F16] = {"f16", 2}, [VN_BF16] = {"bf16", 2}, [VN_I8] = {"i8", 1},
+    [VN_U8] = {"u8", 1},   [VN_I32] = {"i32", 4}, [VN_I64] = {"i64", 8},   [VN_BOOL] = {"bool", 1},
 };
 _Static_assert(VN_DTYPE_COUNT == 8, "add the new dtype to dtype_table");
 

@@ -40,6 +40,10 @@ struct vn_queue {
     int32_t fifo[VN_MAX_QUEUE_BUFFERS]; /* enqueued slots in order */
     int32_t fifo_head, fifo_len;
     int32_t next_alloc; /* round-robin start for alloc */
+    /* checked mode: where the queue was made and where each slot last changed
+     * state, so a leak at kernel end names the vn_alloc / vn_deque that took it */
+    vn_site site;
+    vn_site slot_site[VN_MAX_QUEUE_BUFFERS];
 };
 
 struct vn_core {
@@ -83,6 +87,10 @@ void vn_check_write(vn_core *core, vn_local t, int64_t offset, int64_t bytes, co
                     vn_site site);
 /* A local tensor is well-formed (points into an arena, 32-byte aligned). */
 void vn_check_local(vn_core *core, vn_local t, const char *call, vn_site site);
+
+/* Checked mode at kernel end (called by the launcher): fail if any queue
+ * buffer is not free, naming the call that last took it. */
+void vn_queue_check_leaks(vn_core *core);
 
 /* Mark written without checks (used by release-mode-agnostic helpers). */
 void vn_shadow_mark(vn_core *core, const void *p, int64_t bytes);

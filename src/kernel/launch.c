@@ -1,0 +1,189 @@
+/*
+ * launch.c — running a kernel over block_dim blocks on a device.
+ *
+ * Each worker keeps one vn_core (and, in checked mode, its shadow maps) in a
+ * device worker slot, so a launch carves nothing from the heap per block.
+ * Before each block the pipe is reset (bump pointers, queues, counters,
+ * failure); the kernel runs under setjmp so a failed check can leave it.
+ *
+ * Determinism of the reported error: blocks are handed out in increasing
+ * order, and a block is skipped only when a LOWER block has already failed,
+ * so every block below the lowest failing one runs; the reported failure is
+ * therefore always the lowest failing block, whatever the thread timing.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernel/core_internal.h"
+#include "runtime/device_internal.h"
+
+typedef struct worker_record {
+    vn_kernel_counters totals;
+    int32_t fail_block; /* lowest failing block this worker ran, or INT32_MAX */
+    vn_status status;
+    char message[sizeof(((vn_core *)0)->message)];
+} worker_record;
+
+typedef struct launch_ctx {
+    vn_device *device;
+    const vn_launch_desc *desc;
+    bool checked;
+    atomic_int first_fail; /* lowest failing block so far, INT32_MAX if none */
+    worker_record *records;
+} launch_ctx;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* The worker's shadow maps, one region per arena; NULL (with a message) if out of memory. */
+static uint8_t *worker_shadow(launch_ctx *lc, int32_t worker)
+{
+    size_t total = 0;
+    for (int a = 0; a < VN_ARENA_COUNT; a++)
+        total += (size_t)vn_device_arena_size(lc->device, (vn_arena)a);
+    return vn_device_worker_slot(lc->device, worker, VN_WORKER_SLOT_SHADOW, total);
+}
+
+/* The pipe reset: a block starts with empty arenas, no queues, fresh counters. */
+static void reset_core(vn_core *core, launch_ctx *lc, int32_t worker, int32_t block,
+                       uint8_t *shadow)
+{
+    core->block_idx = block;
+    core->block_num = lc->desc->block_dim;
+    core->checked = lc->checked;
+    core->kernel_name = lc->desc->name ? lc->desc->name : "(unnamed)";
+    core->loop = -1;
+    for (int a = 0; a < VN_ARENA_COUNT; a++) {
+        core->arena[a] = vn_device_arena(lc->device, worker, (vn_arena)a);
+        core->arena_size[a] = vn_device_arena_size(lc->device, (vn_arena)a);
+        core->arena_used[a] = 0;
+        core->shadow[a] = shadow;
+        if (shadow) shadow += core->arena_size[a];
+    }
+    core->num_queues = 0;
+    memset(&core->counters, 0, sizeof core->counters);
+    core->bail = NULL;
+    core->status = VN_OK;
+    core->message[0] = '\0';
+}
+
+/* Runs the kernel on a reset core; the core's status says how it went. */
+static void run_kernel(vn_core *core, const vn_launch_desc *desc)
+{
+    jmp_buf bail;
+    core->bail = &bail;
+    if (setjmp(bail) == 0) {
+        desc->kernel(core, desc->args);
+        if (core->checked) vn_queue_check_leaks(core);
+    }
+    core->bail = NULL;
+}
+
+static void record_block(launch_ctx *lc, worker_record *r, int32_t block, vn_status status,
+                         const char *message, const vn_kernel_counters *c)
+{
+    r->totals.bytes_in += c->bytes_in;
+    r->totals.bytes_out += c->bytes_out;
+    r->totals.vector_elem_ops += c->vector_elem_ops;
+    r->totals.cube_ops += c->cube_ops;
+    for (int a = 0; a < VN_ARENA_COUNT; a++)
+        if (c->scratch_high_water[a] > r->totals.scratch_high_water[a])
+            r->totals.scratch_high_water[a] = c->scratch_high_water[a];
+    if (status == VN_OK || block >= r->fail_block) return;
+    r->fail_block = block;
+    r->status = status;
+    snprintf(r->message, sizeof r->message, "%s", message);
+    int seen = atomic_load(&lc->first_fail);
+    while (block < seen && !atomic_compare_exchange_weak(&lc->first_fail, &seen, block)) {
+    }
+}
+
+static void launch_block(void *ctx, int32_t worker, int32_t block)
+{
+    launch_ctx *lc = ctx;
+    worker_record *r = &lc->records[worker];
+    if (block > atomic_load_explicit(&lc->first_fail, memory_order_relaxed)) return;
+    vn_core *core = vn_device_worker_slot(lc->device, worker, VN_WORKER_SLOT_CORE, sizeof *core);
+    uint8_t *shadow = core && lc->checked ? worker_shadow(lc, worker) : NULL;
+    if (!core || (lc->checked && !shadow)) {
+        vn_kernel_counters none = {0};
+        record_block(lc, r, block, VN_ERR_OUT_OF_MEMORY,
+                     "cannot allocate the block context / shadow maps of a worker", &none);
+        return;
+    }
+    reset_core(core, lc, worker, block, shadow);
+    run_kernel(core, lc->desc);
+    record_block(lc, r, block, core->status, core->message, &core->counters);
+}
+
+static vn_status validate(const vn_launch_desc *desc)
+{
+    if (!desc) return vn_error(VN_ERR_INVALID_ARG, "vn_launch", "desc is NULL");
+    const char *name = desc->name ? desc->name : "(unnamed)";
+    if (!desc->kernel)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_launch", "kernel %s: kernel function is NULL",
+                        name);
+    if (desc->block_dim < 1 || desc->block_dim > 65535)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_launch", "kernel %s: block_dim %d is not in 1..65535",
+                        name, (int)desc->block_dim);
+    if (desc->checked < -1 || desc->checked > 1)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_launch",
+                        "kernel %s: checked %d is not -1 (device), 0 or 1", name,
+                        (int)desc->checked);
+    return VN_OK;
+}
+
+static vn_status finish(launch_ctx *lc, int32_t workers, double wall_ms,
+                        vn_kernel_counters *counters)
+{
+    vn_kernel_counters sum = {0};
+    const worker_record *fail = NULL;
+    for (int32_t w = 0; w < workers; w++) {
+        const worker_record *r = &lc->records[w];
+        sum.bytes_in += r->totals.bytes_in;
+        sum.bytes_out += r->totals.bytes_out;
+        sum.vector_elem_ops += r->totals.vector_elem_ops;
+        sum.cube_ops += r->totals.cube_ops;
+        for (int a = 0; a < VN_ARENA_COUNT; a++)
+            if (r->totals.scratch_high_water[a] > sum.scratch_high_water[a])
+                sum.scratch_high_water[a] = r->totals.scratch_high_water[a];
+        if (r->status != VN_OK && (!fail || r->fail_block < fail->fail_block)) fail = r;
+    }
+    sum.wall_ms = wall_ms;
+    if (counters) *counters = sum;
+    if (!fail) return VN_OK;
+    return vn_error(fail->status, "vn_launch", "%s", fail->message);
+}
+
+vn_status vn_launch(vn_device *device, const vn_launch_desc *desc, vn_kernel_counters *counters)
+{
+    if (counters) memset(counters, 0, sizeof *counters);
+    vn_status st = validate(desc);
+    if (st == VN_OK && !device) st = vn_device_default(&device);
+    if (st != VN_OK) return st;
+
+    int32_t workers = vn_device_num_workers(device);
+    launch_ctx lc = {.device = device, .desc = desc};
+    lc.checked = desc->checked == -1 ? vn_device_checked(device) : desc->checked == 1;
+    atomic_init(&lc.first_fail, INT32_MAX);
+    lc.records = calloc((size_t)workers, sizeof *lc.records);
+    if (!lc.records)
+        return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_launch", "cannot allocate %d worker records",
+                        (int)workers);
+    for (int32_t w = 0; w < workers; w++) lc.records[w].fail_block = INT32_MAX;
+
+    double t0 = now_ms();
+    st = vn_device_run_blocks(device, desc->block_dim, launch_block, &lc);
+    double wall = now_ms() - t0;
+    if (st == VN_OK) st = finish(&lc, workers, wall, counters);
+    free(lc.records);
+    return st;
+}

@@ -1,0 +1,126 @@
+/*
+ * vector_compute.c — the dtype-generic compute step behind every vector
+ * instruction: f32 straight through the ISA table, f16/bf16 converted to f32
+ * in stack chunks and rounded back (nearest even), i32 in vector_i32.c.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kernel/isa.h"
+#include "kernel/vector_internal.h"
+
+typedef void (*vn_to_f32_fn)(const uint16_t *src, float *dst, size_t n);
+typedef void (*vn_from_f32_fn)(const float *src, uint16_t *dst, size_t n);
+
+static void vn_f32_kernel(const vn_isa_table *t, vn_vop op, float *dst, const float *a,
+                          const float *b, float s, int64_t n)
+{
+    switch (vn_vop_kind_of(op)) {
+    case VN_VOP_UNARY: t->unary[op](dst, a, n); break;
+    case VN_VOP_BINARY: t->binary[op](dst, a, b, n); break;
+    case VN_VOP_SCALAR: t->scalar[op](dst, a, s, n); break;
+    }
+}
+
+/* f16 / bf16: the scalar is first rounded to the dtype, as the hardware's
+ * scalar register holds a T. */
+static void vn_half_compute(vn_vop op, vn_to_f32_fn to, vn_from_f32_fn from, uint16_t *dst,
+                            const uint16_t *a, const uint16_t *b, float s, int64_t n)
+{
+    const vn_isa_table *t = vn_isa_table_get();
+    bool binary = vn_vop_kind_of(op) == VN_VOP_BINARY;
+    float fa[VN_VEC_CHUNK], fb[VN_VEC_CHUNK];
+    for (int64_t i = 0; i < n; i += VN_VEC_CHUNK) {
+        size_t m = (size_t)(n - i < VN_VEC_CHUNK ? n - i : VN_VEC_CHUNK);
+        to(a + i, fa, m);
+        if (binary) to(b + i, fb, m);
+        vn_f32_kernel(t, op, fa, fa, fb, s, (int64_t)m);
+        from(fa, dst + i, m);
+    }
+}
+
+void vn_vec_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, const void *b, double s,
+                    int64_t n)
+{
+    if (n <= 0) return;
+    switch (dtype) {
+    case VN_F32: vn_f32_kernel(vn_isa_table_get(), op, dst, a, b, (float)s, n); break;
+    case VN_F16:
+        vn_half_compute(op, vn_f16_to_f32_array, vn_f32_to_f16_array, dst, a, b,
+                        vn_f16_to_f32(vn_f32_to_f16((float)s)), n);
+        break;
+    case VN_BF16:
+        vn_half_compute(op, vn_bf16_to_f32_array, vn_f32_to_bf16_array, dst, a, b,
+                        vn_bf16_to_f32(vn_f32_to_bf16((float)s)), n);
+        break;
+    case VN_I32: {
+        int32_t si;
+        vn_scalar_store(VN_I32, &si, s);
+        vn_vec_compute_i32(op, dst, a, b, si, n);
+        break;
+    }
+    default: break; /* callers checked vn_vop_supports */
+    }
+}
+
+/* Round to nearest (ties to even, as the default rounding mode does) and
+ * saturate to [lo, hi]; NaN -> 0. */
+static double vn_sat_round(double v, double lo, double hi)
+{
+    if (v != v) return 0.0;
+    v = nearbyint(v);
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+void vn_scalar_store(vn_dtype dtype, void *p, double v)
+{
+    switch (dtype) {
+    case VN_F32: *(float *)p = (float)v; break;
+    case VN_F16: *(uint16_t *)p = vn_f32_to_f16((float)v); break;
+    case VN_BF16: *(uint16_t *)p = vn_f32_to_bf16((float)v); break;
+    case VN_I8: *(int8_t *)p = (int8_t)vn_sat_round(v, INT8_MIN, INT8_MAX); break;
+    case VN_U8: *(uint8_t *)p = (uint8_t)vn_sat_round(v, 0, UINT8_MAX); break;
+    case VN_BOOL: *(uint8_t *)p = v != 0.0; break;
+    case VN_I32: *(int32_t *)p = (int32_t)vn_sat_round(v, INT32_MIN, INT32_MAX); break;
+    case VN_I64: {
+        double r = vn_sat_round(v, -9223372036854775808.0, 9223372036854774784.0);
+        *(int64_t *)p = (int64_t)r;
+        break;
+    }
+    default: break;
+    }
+}
+
+double vn_scalar_load(vn_dtype dtype, const void *p)
+{
+    switch (dtype) {
+    case VN_F32: return *(const float *)p;
+    case VN_F16: return vn_f16_to_f32(*(const uint16_t *)p);
+    case VN_BF16: return vn_bf16_to_f32(*(const uint16_t *)p);
+    case VN_I8: return *(const int8_t *)p;
+    case VN_U8:
+    case VN_BOOL: return *(const uint8_t *)p;
+    case VN_I32: return *(const int32_t *)p;
+    case VN_I64: return (double)*(const int64_t *)p;
+    default: return 0.0;
+    }
+}
+
+void vn_vec_check_operand(vn_core *core, vn_local t, vn_dtype want, const char *what,
+                          const char *call, vn_site site)
+{
+    vn_check_local(core, t, call, site);
+    if (t.dtype != want)
+        vn_core_fail(core, site, call, "%s has dtype %s, expected %s", what,
+                     vn_dtype_name(t.dtype), vn_dtype_name(want));
+}
+
+void vn_vec_check_read_n(vn_core *core, vn_local t, int64_t n, const char *call, vn_site site)
+{
+    if (n > 0) vn_check_read(core, t, 0, n * (int64_t)vn_dtype_size(t.dtype), call, site);
+}
+
+void vn_vec_check_write_n(vn_core *core, vn_local t, int64_t n, const char *call, vn_site site)
+{
+    if (n > 0) vn_check_write(core, t, 0, n * (int64_t)vn_dtype_size(t.dtype), call, site);
+}
