@@ -13,5 +13,6 @@ typedef struct vn_cli_command {
 
 int vn_cmd_info(int argc, char **argv);
 int vn_cmd_ops(int argc, char **argv);
+int vn_cmd_machine(int argc, char **argv);
 
 #endif /* VINCI_TOOLS_CLI_H */

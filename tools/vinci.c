@@ -9,6 +9,8 @@
 static const vn_cli_command commands[] = {
     {"info", "this machine's CPU features, the ISA path in use, workers and arenas", vn_cmd_info},
     {"ops", "list the registered operators", vn_cmd_ops},
+    {"machine", "measure this machine's compute and bandwidth peaks (a few seconds)",
+     vn_cmd_machine},
 };
 enum { NUM_COMMANDS = sizeof commands / sizeof commands[0] };
 

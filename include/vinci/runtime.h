@@ -68,6 +68,91 @@ void *vn_device_arena(vn_device *device, int32_t worker, vn_arena arena);
 typedef void (*vn_block_fn)(void *ctx, int32_t worker, int32_t block);
 vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx);
 
+/* ==== asynchronous execution (issue [B]) ================================== *
+ *
+ * A stream is an in-order queue of tasks (kernel launches, copies, fills,
+ * event records and waits, host callbacks). Tasks of one stream run in order;
+ * tasks of different streams run concurrently on the device's one worker pool.
+ * When several streams have ready work, higher priority streams get workers
+ * first; a running block is never pre-empted. There is no implicit
+ * synchronisation between streams, the default stream included.
+ *
+ * Errors: asynchronous calls return only submission errors. An execution error
+ * (a checked-mode violation, an operator's runtime error, an injected fault)
+ * sticks to its stream with its context (task number, kernel, block, message);
+ * later tasks of that stream are skipped and record why; the next synchronize
+ * returns the first error (and vn_last_error() its message); vn_stream_reset
+ * clears it. Other streams are unaffected unless the device's stop-on-failure
+ * option is on.
+ */
+
+typedef struct vn_stream vn_stream;
+typedef struct vn_event vn_event;
+
+#define VN_PRIORITY_LOW (-1)
+#define VN_PRIORITY_NORMAL 0
+#define VN_PRIORITY_HIGH 1
+
+/* Create a stream; higher `priority` runs first (any int; see the constants). */
+vn_status vn_stream_create(vn_device *device, int32_t priority, vn_stream **out);
+/* Wait for the stream's pending work, then destroy it. VN_ERR_STATE from a host
+ * callback of this stream (it would deadlock). NULL is ignored. */
+vn_status vn_stream_destroy(vn_stream *stream);
+/* The device's default stream (never destroy it). */
+vn_stream *vn_device_default_stream(vn_device *device);
+vn_device *vn_stream_device(const vn_stream *stream);
+
+/* Wait until all work submitted so far has finished. `timeout_ms` < 0 waits
+ * forever; on expiry VN_ERR_TIMEOUT (the work goes on). Returns the stream's
+ * first execution error, if any. VN_ERR_STATE when called from a host callback
+ * in a way that would deadlock. */
+vn_status vn_stream_synchronize(vn_stream *stream, int64_t timeout_ms);
+/* VN_OK when all submitted work is done, VN_ERR_NOT_READY otherwise; never blocks. */
+vn_status vn_stream_query(vn_stream *stream);
+/* Clear the stream's sticky error so new work runs again. */
+vn_status vn_stream_reset(vn_stream *stream);
+
+/* A generic task: `num_blocks` calls of `block` spread over the workers. A
+ * block reports failure by returning non-VN_OK after vn_error(); the runtime
+ * keeps the first message. `release(ctx)` (may be NULL) runs once when the task
+ * is finished or skipped. */
+typedef vn_status (*vn_task_block_fn)(void *ctx, int32_t worker, int32_t block);
+typedef struct vn_task_desc {
+    const char *name; /* shown in errors and profiles */
+    int32_t num_blocks;
+    vn_task_block_fn block;
+    void *ctx;
+    void (*release)(void *ctx);
+} vn_task_desc;
+vn_status vn_stream_submit(vn_stream *stream, const vn_task_desc *task);
+
+vn_status vn_memcpy_async(vn_stream *stream, void *dst, const void *src, size_t bytes);
+vn_status vn_memset_async(vn_stream *stream, void *dst, int value, size_t bytes);
+
+/* ---- events ---- */
+vn_status vn_event_create(vn_device *device, vn_event **out);
+void vn_event_destroy(vn_event *event);
+/* Capture the stream's current position; completes when all earlier work has. */
+vn_status vn_event_record(vn_event *event, vn_stream *stream);
+/* Later work on `stream` waits until the event's last record completed. */
+vn_status vn_stream_wait_event(vn_stream *stream, vn_event *event);
+vn_status vn_event_synchronize(vn_event *event, int64_t timeout_ms);
+vn_status vn_event_query(vn_event *event); /* VN_OK or VN_ERR_NOT_READY */
+/* Milliseconds between two completed records. */
+vn_status vn_event_elapsed_ms(vn_event *start, vn_event *end, double *ms);
+
+/* ---- host callbacks ---- */
+/* Runs on a runtime-owned callback thread after all earlier work of the stream,
+ * in stream order. `status` is VN_OK or the error that stopped the stream.
+ * With `blocking`, later work of the stream waits for the callback to return.
+ * A callback may submit more work and more callbacks (chains). */
+typedef void (*vn_host_fn)(void *user, vn_status status);
+vn_status vn_stream_add_callback(vn_stream *stream, vn_host_fn fn, void *user, bool blocking);
+
+/* ---- device-wide options ---- */
+/* The first execution error on any stream stops every stream of the device. */
+vn_status vn_device_set_stop_on_failure(vn_device *device, bool stop);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,8 +18,8 @@ static void describe(const vn_core *core, vn_local t, char *out, size_t cap)
 {
     if (t.owner >= 0 && t.owner < core->num_queues) {
         const struct vn_queue *q = &core->queues[t.owner];
-        snprintf(out, cap, "buffer %d of %s queue %d (%lld bytes each)", (int)t.slot,
-                 vn_position_name(q->position), (int)t.owner, (long long)q->buf_bytes);
+        snprintf(out, cap, "%s queue %d buffer %d", vn_position_name(q->position), (int)t.owner,
+                 (int)t.slot);
     } else {
         int a = vn_core_arena_of(core, t.data);
         snprintf(out, cap, "a %s buffer", a >= 0 ? vn_arena_name((vn_arena)a) : "non-scratch");
@@ -34,18 +34,18 @@ void vn_check_local(vn_core *core, vn_local t, const char *call, vn_site site)
                      "local tensor at %p does not point into this core's scratch arenas", t.data);
     int64_t at = (int64_t)((uintptr_t)t.data - (uintptr_t)core->arena[a]);
     if (at % VN_BLOCK_BYTES != 0)
-        vn_core_fail(core, site, call,
-                     "local tensor at byte %lld of %s is not 32-byte aligned", (long long)at,
-                     vn_arena_name((vn_arena)a));
+        vn_core_fail(core, site, call, "local tensor at byte %lld of %s is not 32-byte aligned",
+                     (long long)at, vn_arena_name((vn_arena)a));
     if (t.bytes < 0 || at + t.bytes > core->arena_size[a])
-        vn_core_fail(core, site, call, "local tensor of %d bytes at byte %lld runs past the %s arena",
-                     (int)t.bytes, (long long)at, vn_arena_name((vn_arena)a));
+        vn_core_fail(core, site, call,
+                     "local tensor of %d bytes at byte %lld runs past the %s arena", (int)t.bytes,
+                     (long long)at, vn_arena_name((vn_arena)a));
     if (!vn_dtype_valid(t.dtype))
         vn_core_fail(core, site, call, "local tensor has invalid dtype %d", (int)t.dtype);
 }
 
-static void check_extent(vn_core *core, vn_local t, int64_t offset, int64_t bytes,
-                         const char *what, const char *call, vn_site site)
+static void check_extent(vn_core *core, vn_local t, int64_t offset, int64_t bytes, const char *what,
+                         const char *call, vn_site site)
 {
     vn_check_local(core, t, call, site);
     if (offset < 0 || bytes < 0 || offset + bytes > t.bytes) {

@@ -19,7 +19,10 @@
 
 #define BLOCK VN_BLOCK_BYTES
 
-static int64_t round_up_block(int64_t bytes) { return (bytes + BLOCK - 1) / BLOCK * BLOCK; }
+static int64_t round_up_block(int64_t bytes)
+{
+    return (bytes + BLOCK - 1) / BLOCK * BLOCK;
+}
 
 /* Checked mode: bytes [off, off + bytes) lie inside global tensor g. */
 static void check_gm(vn_core *core, vn_gm g, int64_t off, int64_t bytes, const char *what,
@@ -100,13 +103,14 @@ static void check_params(vn_core *core, vn_copy_params p, const char *call, vn_s
         vn_core_fail(core, site, call, "block_count %u > 4095", (unsigned)p.block_count);
 }
 
-void vn_copy_in_strided_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off,
-                         vn_copy_params p, vn_site site)
+void vn_copy_in_strided_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, vn_copy_params p,
+                         vn_site site)
 {
     const char *call = "vn_copy_in_strided";
     int64_t size = (int64_t)vn_dtype_size(src.dtype);
     int64_t len = (int64_t)p.block_len * BLOCK;
-    int64_t gm_step = len + (int64_t)p.src_gap * BLOCK, local_step = len + (int64_t)p.dst_gap * BLOCK;
+    int64_t gm_step = len + (int64_t)p.src_gap * BLOCK,
+            local_step = len + (int64_t)p.dst_gap * BLOCK;
     if (p.block_count == 0 || len == 0) return; /* the hardware's no-op */
     if (core->checked) {
         check_params(core, p, call, site);
@@ -118,17 +122,19 @@ void vn_copy_in_strided_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off
     }
     const uint8_t *g = (const uint8_t *)src.data + src_off * size;
     uint8_t *l = dst.data;
-    for (int64_t i = 0; i < p.block_count; i++) memcpy(l + i * local_step, g + i * gm_step, (size_t)len);
+    for (int64_t i = 0; i < p.block_count; i++)
+        memcpy(l + i * local_step, g + i * gm_step, (size_t)len);
     core->counters.bytes_in += p.block_count * len;
 }
 
-void vn_copy_out_strided_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src,
-                          vn_copy_params p, vn_site site)
+void vn_copy_out_strided_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, vn_copy_params p,
+                          vn_site site)
 {
     const char *call = "vn_copy_out_strided";
     int64_t size = (int64_t)vn_dtype_size(dst.dtype);
     int64_t len = (int64_t)p.block_len * BLOCK;
-    int64_t local_step = len + (int64_t)p.src_gap * BLOCK, gm_step = len + (int64_t)p.dst_gap * BLOCK;
+    int64_t local_step = len + (int64_t)p.src_gap * BLOCK,
+            gm_step = len + (int64_t)p.dst_gap * BLOCK;
     if (p.block_count == 0 || len == 0) return;
     if (core->checked) {
         check_params(core, p, call, site);
@@ -140,7 +146,8 @@ void vn_copy_out_strided_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local sr
     }
     uint8_t *g = (uint8_t *)dst.data + dst_off * size;
     const uint8_t *l = src.data;
-    for (int64_t i = 0; i < p.block_count; i++) memcpy(g + i * gm_step, l + i * local_step, (size_t)len);
+    for (int64_t i = 0; i < p.block_count; i++)
+        memcpy(g + i * gm_step, l + i * local_step, (size_t)len);
     core->counters.bytes_out += p.block_count * len;
 }
 
@@ -171,10 +178,17 @@ static void encode_value(vn_dtype dtype, double value, uint8_t out[8])
         int64_t v = (int64_t)value;
         memcpy(out, &v, 8);
     } break;
-    case VN_I8: out[0] = (uint8_t)(int8_t)value; break;
-    case VN_U8: out[0] = (uint8_t)value; break;
-    case VN_BOOL: out[0] = value != 0.0; break;
-    default: break;
+    case VN_I8:
+        out[0] = (uint8_t)(int8_t)value;
+        break;
+    case VN_U8:
+        out[0] = (uint8_t)value;
+        break;
+    case VN_BOOL:
+        out[0] = value != 0.0;
+        break;
+    default:
+        break;
     }
 }
 
@@ -187,7 +201,8 @@ static void check_pad_params(vn_core *core, vn_copy_pad_params p, int64_t size, 
                              const char *call, vn_site site)
 {
     if (p.block_len % size != 0)
-        vn_core_fail(core, site, call, "block_len %u bytes is not a multiple of the %lld-byte element",
+        vn_core_fail(core, site, call,
+                     "block_len %u bytes is not a multiple of the %lld-byte element",
                      (unsigned)p.block_len, (long long)size);
     if (p.gm_gap < 0) vn_core_fail(core, site, call, "gm_gap %lld < 0", (long long)p.gm_gap);
     if (pad.enable && (pad.left * size > BLOCK || pad.right * size > BLOCK))
@@ -196,8 +211,8 @@ static void check_pad_params(vn_core *core, vn_copy_pad_params p, int64_t size, 
                      (unsigned)pad.left, (unsigned)pad.right);
 }
 
-void vn_copy_in_pad_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off,
-                     vn_copy_pad_params p, vn_pad pad, vn_site site)
+void vn_copy_in_pad_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, vn_copy_pad_params p,
+                     vn_pad pad, vn_site site)
 {
     const char *call = "vn_copy_in_pad";
     int64_t size = (int64_t)vn_dtype_size(src.dtype);
@@ -225,8 +240,8 @@ void vn_copy_in_pad_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off,
     core->counters.bytes_in += (int64_t)p.block_count * p.block_len;
 }
 
-void vn_copy_out_pad_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src,
-                      vn_copy_pad_params p, vn_site site)
+void vn_copy_out_pad_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, vn_copy_pad_params p,
+                      vn_site site)
 {
     const char *call = "vn_copy_out_pad";
     int64_t size = (int64_t)vn_dtype_size(dst.dtype);

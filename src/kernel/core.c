@@ -12,9 +12,15 @@
 
 #include "kernel/core_internal.h"
 
-int32_t vn_block_idx(const vn_core *core) { return core->block_idx; }
+int32_t vn_block_idx(const vn_core *core)
+{
+    return core->block_idx;
+}
 
-int32_t vn_block_num(const vn_core *core) { return core->block_num; }
+int32_t vn_block_num(const vn_core *core)
+{
+    return core->block_num;
+}
 
 int64_t vn_core_arena_size(const vn_core *core, vn_arena arena)
 {
@@ -22,7 +28,10 @@ int64_t vn_core_arena_size(const vn_core *core, vn_arena arena)
     return core->arena_size[arena];
 }
 
-void vn_set_loop(vn_core *core, int64_t index) { core->loop = index; }
+void vn_set_loop(vn_core *core, int64_t index)
+{
+    core->loop = index;
+}
 
 /* ---- positions -------------------------------------------------------------- */
 

@@ -132,8 +132,8 @@ static vn_status validate(const vn_launch_desc *desc)
         return vn_error(VN_ERR_INVALID_ARG, "vn_launch", "kernel %s: kernel function is NULL",
                         name);
     if (desc->block_dim < 1 || desc->block_dim > 65535)
-        return vn_error(VN_ERR_INVALID_ARG, "vn_launch", "kernel %s: block_dim %d is not in 1..65535",
-                        name, (int)desc->block_dim);
+        return vn_error(VN_ERR_INVALID_ARG, "vn_launch",
+                        "kernel %s: block_dim %d is not in 1..65535", name, (int)desc->block_dim);
     if (desc->checked < -1 || desc->checked > 1)
         return vn_error(VN_ERR_INVALID_ARG, "vn_launch",
                         "kernel %s: checked %d is not -1 (device), 0 or 1", name,

@@ -17,9 +17,9 @@
 
 static const char *const state_names[] = {
     [VN_SLOT_FREE] = "free",
-    [VN_SLOT_HELD] = "allocated (not enqueued)",
-    [VN_SLOT_QUEUED] = "enqueued (not dequeued)",
-    [VN_SLOT_TAKEN] = "dequeued (not freed)",
+    [VN_SLOT_HELD] = "allocated, not enqueued",
+    [VN_SLOT_QUEUED] = "enqueued, not dequeued",
+    [VN_SLOT_TAKEN] = "dequeued, not freed",
 };
 
 /* Takes `bytes` (a multiple of 32) from the arena of `position`. */
@@ -61,8 +61,8 @@ vn_queue *vn_queue_new_(vn_core *core, vn_position position, int32_t num, int64_
                      VN_MAX_QUEUE_BUFFERS);
     int64_t bytes = buffer_bytes(count, dtype);
     if (bytes < 0)
-        vn_core_fail(core, site, call, "bad buffer of %lld elements of dtype %s",
-                     (long long)count, vn_dtype_name(dtype));
+        vn_core_fail(core, site, call, "bad buffer of %lld elements of dtype %s", (long long)count,
+                     vn_dtype_name(dtype));
     char what[96];
     snprintf(what, sizeof what, "a %s queue of %d x %lld bytes", vn_position_name(position),
              (int)num, (long long)bytes);
@@ -228,9 +228,10 @@ void vn_queue_check_leaks(vn_core *core)
                                : q->state[s] == VN_SLOT_QUEUED ? "vn_enque"
                                                                : "vn_deque";
             vn_core_fail(core, q->slot_site[s], call,
-                         "buffers still held at kernel end: buffer %d of %s queue %d is %s "
-                         "(missing vn_free?)",
-                         (int)s, vn_position_name(q->position), (int)q->id, state_names[q->state[s]]);
+                         "buffers still held at kernel end: buffer %d of %s queue %d is %s; "
+                         "missing vn_free?",
+                         (int)s, vn_position_name(q->position), (int)q->id,
+                         state_names[q->state[s]]);
         }
     }
 }

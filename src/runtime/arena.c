@@ -7,12 +7,12 @@
 #include "vinci/runtime.h"
 
 static const char *const arena_names[VN_ARENA_COUNT] = {
-    [VN_ARENA_UB] = "UB", [VN_ARENA_L1] = "L1", [VN_ARENA_L0A] = "L0A",
+    [VN_ARENA_UB] = "UB",   [VN_ARENA_L1] = "L1",   [VN_ARENA_L0A] = "L0A",
     [VN_ARENA_L0B] = "L0B", [VN_ARENA_L0C] = "L0C",
 };
 
 static const int64_t arena_defaults[VN_ARENA_COUNT] = {
-    [VN_ARENA_UB] = 192 * 1024, [VN_ARENA_L1] = 512 * 1024, [VN_ARENA_L0A] = 64 * 1024,
+    [VN_ARENA_UB] = 192 * 1024, [VN_ARENA_L1] = 512 * 1024,  [VN_ARENA_L0A] = 64 * 1024,
     [VN_ARENA_L0B] = 64 * 1024, [VN_ARENA_L0C] = 128 * 1024,
 };
 

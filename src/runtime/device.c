@@ -117,8 +117,7 @@ static vn_status alloc_arenas(vn_device *d, vn_worker *w)
         if (!w->arena[a])
             return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_device_create",
                             "cannot allocate the %lld-byte %s arena of worker %d",
-                            (long long)d->arena_size[a], vn_arena_name((vn_arena)a),
-                            (int)w->index);
+                            (long long)d->arena_size[a], vn_arena_name((vn_arena)a), (int)w->index);
     }
     return VN_OK;
 }
@@ -134,8 +133,8 @@ static vn_status start_workers(vn_device *d)
         int rc = pthread_create(&w->thread, NULL, vn_worker_main, w);
         if (rc != 0)
             return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_device_create",
-                            "cannot start worker thread %d of %d: %s", (int)i,
-                            (int)d->num_workers, strerror(rc));
+                            "cannot start worker thread %d of %d: %s", (int)i, (int)d->num_workers,
+                            strerror(rc));
         w->started = true;
     }
     return VN_OK;
@@ -231,7 +230,10 @@ vn_status vn_device_default(vn_device **out)
 
 /* ---- queries ---------------------------------------------------------------- */
 
-int32_t vn_device_num_workers(const vn_device *device) { return device ? device->num_workers : 0; }
+int32_t vn_device_num_workers(const vn_device *device)
+{
+    return device ? device->num_workers : 0;
+}
 
 int64_t vn_device_arena_size(const vn_device *device, vn_arena arena)
 {
@@ -239,12 +241,14 @@ int64_t vn_device_arena_size(const vn_device *device, vn_arena arena)
     return device->arena_size[arena];
 }
 
-bool vn_device_checked(const vn_device *device) { return device && device->checked; }
+bool vn_device_checked(const vn_device *device)
+{
+    return device && device->checked;
+}
 
 void *vn_device_arena(vn_device *device, int32_t worker, vn_arena arena)
 {
-    if (!device || worker < 0 || worker >= device->num_workers ||
-        (unsigned)arena >= VN_ARENA_COUNT)
+    if (!device || worker < 0 || worker >= device->num_workers || (unsigned)arena >= VN_ARENA_COUNT)
         return NULL;
     return device->workers[worker].arena[arena];
 }
@@ -253,8 +257,8 @@ void *vn_device_worker_slot(vn_device *device, int32_t worker, int key, size_t b
 {
     if (!device || worker < 0 || worker >= device->num_workers || key < 0 ||
         key >= VN_WORKER_SLOT_COUNT) {
-        vn_error(VN_ERR_INTERNAL, "vn_device_worker_slot", "bad worker %d or key %d",
-                 (int)worker, key);
+        vn_error(VN_ERR_INTERNAL, "vn_device_worker_slot", "bad worker %d or key %d", (int)worker,
+                 key);
         return NULL;
     }
     vn_worker *w = &device->workers[worker];

@@ -219,6 +219,11 @@ static void test_default_and_checked(void)
 
 int main(void)
 {
+    /* the tests set what they need; the caller's environment must not leak in */
+    static const char *const env[] = {"VINCI_CHECKED", "VINCI_NUM_THREADS", "VINCI_UB_SIZE",
+                                      "VINCI_L1_SIZE", "VINCI_L0A_SIZE",    "VINCI_L0B_SIZE",
+                                      "VINCI_L0C_SIZE"};
+    for (size_t i = 0; i < sizeof env / sizeof env[0]; i++) unsetenv(env[i]);
     VT_RUN(test_workers_from_options);
     VT_RUN(test_workers_from_env);
     VT_RUN(test_arenas);

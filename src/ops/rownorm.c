@@ -1,0 +1,221 @@
+/*
+ * rownorm.c — tiling and kernel of the row normalisations (LayerNorm,
+ * RMSNorm). Statistics are accumulated in f32 by the vector reductions and
+ * summed across chunks in double; the variance is two-pass (mean first,
+ * then the mean of squared deviations), so no catastrophic cancellation.
+ *
+ * Per tile, in scratch (f32): work [R][W] (the rows), tmp [W] (squares),
+ * gamma / beta [W] (loaded once per block when resident, per chunk when
+ * streamed), stats (double mean / rstd per row). f16 / bf16 rows pass
+ * through the VECIN / VECOUT queues and are cast there.
+ */
+#include <math.h>
+
+#include "ops/rownorm.h"
+
+/* Elements of one tile of rows kept in scratch: big enough to amortise
+ * per-tile calls, small enough to stay in L2 with its staging buffers. */
+#define ROW_TILE_TARGET 8192
+#define CHUNK_TARGET 8192
+
+static int64_t io_cost(vn_dtype dt) { return dt == VN_F32 ? 0 : 4 * (int64_t)vn_dtype_size(dt); }
+
+static void choose_streamed(vn_rownorm_plan *p, int64_t budget)
+{
+    int64_t epb = vn_ops_epb(p->dtype);
+    int64_t c = vn_ops_min(CHUNK_TARGET, budget / (16 + io_cost(p->dtype))) / 64 * 64;
+    p->cpr = vn_ops_div_up(p->H, c);
+    p->C = vn_ops_round_up(vn_ops_div_up(p->H, p->cpr), epb);
+    p->cpr = vn_ops_div_up(p->H, p->C);
+    p->R = 1;
+}
+
+vn_status vn_rownorm_plan_build(const char *where, vn_device *device, vn_rownorm_plan *p)
+{
+    int64_t budget = vn_device_arena_size(device, VN_ARENA_UB) - VN_OPS_UB_MARGIN - 64;
+    int64_t w = vn_ops_row_width(p->H, p->dtype);
+    int64_t fixed = 12 * w, per_row = 4 * w + io_cost(p->dtype) * w + 16;
+    if (budget < 64 * (16 + io_cost(p->dtype)))
+        return vn_error(VN_ERR_UNSUPPORTED, where, "UB of %lld bytes is too small",
+                        (long long)(budget + VN_OPS_UB_MARGIN + 64));
+    p->tiles = 0;
+    if (p->rows == 0 || p->H == 0) return VN_OK;
+    if (fixed + per_row <= budget) {
+        int64_t r = (budget - fixed) / per_row;
+        r = vn_ops_min(r, vn_ops_max(1, ROW_TILE_TARGET / w));
+        p->R = vn_ops_min(vn_ops_min(r, p->rows), 65535);
+        p->C = p->H;
+        p->cpr = 1;
+    } else {
+        choose_streamed(p, budget);
+    }
+    p->tiles = vn_ops_div_up(p->rows, p->R);
+    p->block_dim = vn_ops_block_dim(device, p->tiles, p->R * p->H);
+    return VN_OK;
+}
+
+/* ---- kernel ------------------------------------------------------------------------ */
+
+typedef struct rownorm_args {
+    const vn_rownorm_plan *p;
+    vn_gm x, scale, bias, y;
+} rownorm_args;
+
+typedef struct rownorm_block {
+    vn_queue *qin, *qout; /* NULL for f32 */
+    vn_local work, tmp, gamma, beta, red;
+    double *mean, *rstd; /* per row of the tile */
+} rownorm_block;
+
+static void carve(vn_core *c, const vn_rownorm_plan *p, rownorm_block *b)
+{
+    int64_t w = vn_ops_row_width(p->C, p->dtype), tile = p->R * w;
+    b->qin = b->qout = NULL;
+    if (p->dtype != VN_F32) {
+        b->qin = vn_queue_new(c, VN_VECIN, 2, tile, p->dtype);
+        b->qout = vn_queue_new(c, VN_VECOUT, 2, tile, p->dtype);
+    }
+    b->work = vn_buf_new(c, VN_VECCALC, tile, VN_F32);
+    b->tmp = vn_buf_new(c, VN_VECCALC, w, VN_F32);
+    b->gamma = vn_buf_new(c, VN_VECCALC, w, VN_F32);
+    b->beta = vn_buf_new(c, VN_VECCALC, w, VN_F32);
+    b->red = vn_buf_new(c, VN_VECCALC, 8, VN_F32);
+    vn_local stats = vn_buf_new(c, VN_VECCALC, 2 * p->R, VN_I64);
+    b->mean = vn_ptr(double, stats);
+    b->rstd = b->mean + p->R;
+}
+
+static double reduce_sum(vn_core *c, const rownorm_block *b, vn_local src, int64_t n)
+{
+    vn_reduce_sum(c, b->red, src, n);
+    return vn_ptr(const float, b->red)[0];
+}
+
+/* Pass 1 (LayerNorm): row sums into mean[]. */
+static void pass_sum(vn_core *c, const rownorm_block *b, int64_t nrows, int64_t ncols, int64_t w)
+{
+    for (int64_t j = 0; j < nrows; j++)
+        b->mean[j] += reduce_sum(c, b, vn_local_at(c, b->work, j * w), ncols);
+}
+
+/* Pass 2: sums of squared deviations (LayerNorm) or of squares (RMS) into rstd[]. */
+static void pass_squares(vn_core *c, const vn_rownorm_plan *p, const rownorm_block *b,
+                         int64_t nrows, int64_t ncols, int64_t w)
+{
+    for (int64_t j = 0; j < nrows; j++) {
+        vn_local row = vn_local_at(c, b->work, j * w);
+        if (p->mode == VN_ROWNORM_LAYER) {
+            vn_adds(c, b->tmp, row, -b->mean[j], ncols);
+            vn_mul(c, b->tmp, b->tmp, b->tmp, ncols);
+        } else {
+            vn_mul(c, b->tmp, row, row, ncols);
+        }
+        b->rstd[j] += reduce_sum(c, b, b->tmp, ncols);
+    }
+}
+
+/* Pass 3: normalise, scale, shift (gamma / beta hold the chunk's columns). */
+static void pass_normalise(vn_core *c, const vn_rownorm_plan *p, const rownorm_block *b,
+                           int64_t nrows, int64_t ncols, int64_t w)
+{
+    for (int64_t j = 0; j < nrows; j++) {
+        vn_local row = vn_local_at(c, b->work, j * w);
+        if (p->mode == VN_ROWNORM_LAYER) vn_adds(c, row, row, -b->mean[j], ncols);
+        vn_muls(c, row, row, b->rstd[j], ncols);
+        vn_mul(c, row, row, b->gamma, ncols);
+        if (p->has_bias) vn_add(c, row, row, b->beta, ncols);
+    }
+}
+
+static void start_stats(const vn_rownorm_plan *p, const rownorm_block *b)
+{
+    for (int64_t j = 0; j < p->R; j++) b->mean[j] = b->rstd[j] = 0.0;
+}
+
+static void finish_mean(const vn_rownorm_plan *p, const rownorm_block *b, int64_t nrows)
+{
+    for (int64_t j = 0; j < nrows; j++) b->mean[j] /= (double)p->H;
+}
+
+static void finish_rstd(const vn_rownorm_plan *p, const rownorm_block *b, int64_t nrows)
+{
+    for (int64_t j = 0; j < nrows; j++)
+        b->rstd[j] = 1.0 / sqrt(b->rstd[j] / (double)p->H + p->eps);
+}
+
+static void load_params(vn_core *c, const rownorm_args *a, const rownorm_block *b, int64_t col0,
+                        int64_t ncols)
+{
+    vn_ops_load_f32(c, b->qin, b->gamma, a->scale, col0, 1, ncols, ncols);
+    if (a->p->has_bias) vn_ops_load_f32(c, b->qin, b->beta, a->bias, col0, 1, ncols, ncols);
+}
+
+static void resident_tile(vn_core *c, const rownorm_args *a, const rownorm_block *b, int64_t row0,
+                          int64_t nrows)
+{
+    const vn_rownorm_plan *p = a->p;
+    int64_t h = p->H, w = vn_ops_row_width(h, p->dtype);
+    vn_ops_load_f32(c, b->qin, b->work, a->x, row0 * h, nrows, h, h);
+    if (p->mode == VN_ROWNORM_LAYER) pass_sum(c, b, nrows, h, w);
+    finish_mean(p, b, nrows);
+    pass_squares(c, p, b, nrows, h, w);
+    finish_rstd(p, b, nrows);
+    pass_normalise(c, p, b, nrows, h, w);
+    vn_ops_store_f32(c, b->qout, a->y, row0 * h, b->work, nrows, h, h);
+}
+
+/* One row too long for scratch: each pass streams its chunks again. */
+static void streamed_row(vn_core *c, const rownorm_args *a, const rownorm_block *b, int64_t row)
+{
+    const vn_rownorm_plan *p = a->p;
+    for (int32_t pass = p->mode == VN_ROWNORM_LAYER ? 0 : 1; pass < 3; pass++) {
+        for (int64_t k = 0; k < p->cpr; k++) {
+            int64_t col0 = k * p->C, n = vn_ops_min(p->C, p->H - col0);
+            int64_t w = vn_ops_row_width(n, p->dtype);
+            vn_ops_load_f32(c, b->qin, b->work, a->x, row * p->H + col0, 1, n, n);
+            if (pass == 0) pass_sum(c, b, 1, n, w);
+            else if (pass == 1) pass_squares(c, p, b, 1, n, w);
+            else {
+                load_params(c, a, b, col0, n);
+                pass_normalise(c, p, b, 1, n, w);
+                vn_ops_store_f32(c, b->qout, a->y, row * p->H + col0, b->work, 1, n, n);
+            }
+        }
+        if (pass == 0) finish_mean(p, b, 1);
+        if (pass == 1) finish_rstd(p, b, 1);
+    }
+}
+
+static void rownorm_kernel(vn_core *c, const void *args)
+{
+    const rownorm_args *a = args;
+    const vn_rownorm_plan *p = a->p;
+    int64_t begin, end;
+    vn_ops_split(p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
+    if (begin >= end) return;
+    rownorm_block b;
+    carve(c, p, &b);
+    if (p->cpr == 1) load_params(c, a, &b, 0, p->H);
+    for (int64_t t = begin; t < end; t++) {
+        vn_set_loop(c, t);
+        int64_t row0 = t * p->R, nrows = vn_ops_min(p->R, p->rows - row0);
+        start_stats(p, &b);
+        if (p->cpr == 1) resident_tile(c, a, &b, row0, nrows);
+        else streamed_row(c, a, &b, row0);
+    }
+}
+
+vn_status vn_rownorm_execute(vn_device *device, const vn_rownorm_plan *p, const void *x,
+                             const void *scale, const void *bias, void *y,
+                             vn_kernel_counters *counters)
+{
+    if (p->tiles == 0) return VN_OK;
+    rownorm_args a = {p, vn_gm_make((void *)x, p->dtype, p->rows * p->H),
+                      vn_gm_make((void *)scale, p->dtype, p->H),
+                      vn_gm_make((void *)bias, p->dtype, bias ? p->H : 0),
+                      vn_gm_make(y, p->dtype, p->rows * p->H)};
+    vn_launch_desc d = {rownorm_kernel,
+                        p->mode == VN_ROWNORM_LAYER ? "layer_norm" : "rms_norm", p->block_dim,
+                        &a, -1};
+    return vn_launch(device, &d, counters);
+}

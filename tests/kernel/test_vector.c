@@ -1,0 +1,233 @@
+/*
+ * test_vector.c — the first-n form of the element-wise instructions through
+ * real launches (GM -> scratch -> GM, tiled with the _pad copies): every op x
+ * every dtype it exists for x lengths 1 .. 1000003, against double references;
+ * Duplicate; counters; the argument checks of checked mode.
+ */
+#include "kernel/vec_kernel.h"
+#include "kernel/vec_ref.h"
+
+static const int64_t lengths[] = {1, 7, 31, 33, 4095};
+static const vn_dtype dtypes[] = {VN_F32, VN_F16, VN_BF16, VN_I32};
+
+static int32_t wrap(int64_t v) { return (int32_t)(uint32_t)(uint64_t)v; }
+
+/* The i32 semantics: wrapping two's complement. */
+static int32_t ref_i32(vn_vop op, int32_t a, int32_t b)
+{
+    switch (op) {
+    case VN_VOP_ABS: return a < 0 ? wrap(-(int64_t)a) : a;
+    case VN_VOP_NEG: return wrap(-(int64_t)a);
+    case VN_VOP_RELU: return a < 0 ? 0 : a;
+    case VN_VOP_ADD:
+    case VN_VOP_ADDS: return wrap((int64_t)a + b);
+    case VN_VOP_SUB: return wrap((int64_t)a - b);
+    case VN_VOP_MUL:
+    case VN_VOP_MULS: return wrap((int64_t)a * b);
+    case VN_VOP_MAX:
+    case VN_VOP_MAXS: return a > b ? a : b;
+    default: return a < b ? a : b;
+    }
+}
+
+static void fill(vt_rng *rng, const vt_op *o, vn_dtype d, void *a, void *b, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (d == VN_I32) {
+            int64_t r = (int64_t)(vt_next(rng) % 2001) - 1000;
+            int32_t x = i == 0 ? INT32_MIN : (i == 1 ? INT32_MAX : (int32_t)r);
+            ((int32_t *)a)[i] = x;
+            ((int32_t *)b)[i] = i == 2 ? INT32_MAX : (int32_t)((int64_t)(vt_next(rng) % 2001) - 1000);
+            continue;
+        }
+        double x = i < VT_NSPECIAL ? vt_specials[i] : vt_uniform(rng, o->lo, o->hi);
+        double y = i < VT_NSPECIAL ? vt_specials[(i * 7 + 3) % VT_NSPECIAL] : vt_uniform(rng, o->blo, o->bhi);
+        vt_store(d, a, i, x);
+        vt_store(d, b, i, y);
+    }
+}
+
+/* The scalar operand as the instruction sees it: stored in the dtype first. */
+static double scalar_in(vn_dtype d, double s)
+{
+    if (d == VN_I32) return nearbyint(s);
+    uint8_t cell[4];
+    vt_store(d, cell, 0, s);
+    return vt_load(d, cell, 0);
+}
+
+/* Number of elements off by more than the op's bound; prints the first. */
+static int64_t count_bad(const vt_op *o, vn_dtype d, const void *a, const void *b, const void *out,
+                         int64_t n)
+{
+    bool scalar = vn_vop_kind_of(o->op) == VN_VOP_SCALAR;
+    double s = scalar_in(d, o->s);
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double x = vt_load(d, a, i), y = scalar ? s : vt_load(d, b, i);
+        bool ok;
+        if (d == VN_I32) {
+            ok = ((const int32_t *)out)[i] == ref_i32(o->op, (int32_t)x, (int32_t)y);
+        } else if (d == VN_F32) {
+            float want = (float)o->ref(x, y), got = ((const float *)out)[i];
+            int64_t u = vt_ulps(got, want);
+            if (fabsf(want) < 1.17549435e-38f * (1.0 + fabs(x))) u -= 2 * (int64_t)ceil(fabs(x));
+            ok = u <= o->ulps;
+        } else {
+            uint16_t got = ((const uint16_t *)out)[i];
+            uint16_t want = d == VN_F16 ? vn_f32_to_f16((float)o->ref(x, y))
+                                        : vn_f32_to_bf16((float)o->ref(x, y));
+            ok = vt_ulps16(got, want, d == VN_F16 ? vt_f16_nan : vt_bf16_nan) <= 1;
+        }
+        if (!ok && bad++ == 0)
+            fprintf(stderr, "    %s %s [%lld]: a=%.9g b=%.9g got %.9g want %.9g\n", vn_vop_name(o->op),
+                    vn_dtype_name(d), (long long)i, x, y, vt_load(d, out, i), o->ref(x, y));
+    }
+    return bad;
+}
+
+static void run_case(const vt_op *o, vn_dtype d, int64_t n, int checked, vt_rng *rng)
+{
+    size_t size = vn_dtype_size(d);
+    void *a = malloc(size * (size_t)n), *b = malloc(size * (size_t)n), *out = malloc(size * (size_t)n);
+    fill(rng, o, d, a, b, n);
+    vt_tiled t = {o->op, d, a, b, out, o->s, n};
+    VT_OK(vt_tiled_run(&t, checked));
+    int64_t bad = count_bad(o, d, a, b, out, n);
+    VT_CHECK(bad == 0, "%s %s n=%lld checked=%d: %lld wrong", vn_vop_name(o->op), vn_dtype_name(d),
+             (long long)n, checked, (long long)bad);
+    free(a), free(b), free(out);
+}
+
+static void test_every_op_dtype_length(void)
+{
+    vt_rng rng = {0xabc};
+    for (int k = 0; k < VN_VOP_COUNT; k++)
+        for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++) {
+            if (!vn_vop_supports(vt_ops[k].op, dtypes[di])) continue;
+            for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++)
+                for (int checked = 0; checked < 2; checked++)
+                    run_case(&vt_ops[k], dtypes[di], lengths[li], checked, &rng);
+        }
+}
+
+static void test_long_lengths(void)
+{
+    vt_rng rng = {0xdef};
+    static const vn_vop ops[] = {VN_VOP_ADD, VN_VOP_EXP, VN_VOP_GELU, VN_VOP_MAXS};
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++)
+            if (vn_vop_supports(ops[k], dtypes[di]))
+                run_case(&vt_ops[ops[k]], dtypes[di], 1000003, 0, &rng);
+}
+
+static void test_supports_table(void)
+{
+    VT_CHECK(vn_vop_kind_of(VN_VOP_SILU) == VN_VOP_UNARY, "silu unary");
+    VT_CHECK(vn_vop_kind_of(VN_VOP_MIN) == VN_VOP_BINARY, "min binary");
+    VT_CHECK(vn_vop_kind_of(VN_VOP_LEAKY_RELU) == VN_VOP_SCALAR, "leaky relu scalar");
+    VT_CHECK(strcmp(vn_vop_name(VN_VOP_LEAKY_RELU), "LeakyRelu") == 0, "name");
+    VT_CHECK(strcmp(vn_vop_name(VN_VOP_ADD), "Add") == 0, "name");
+    VT_CHECK(!vn_vop_supports(VN_VOP_EXP, VN_I32) && vn_vop_supports(VN_VOP_ADD, VN_I32), "i32 subset");
+    VT_CHECK(!vn_vop_supports(VN_VOP_ADD, VN_I8) && !vn_vop_supports(VN_VOP_COUNT, VN_F32), "others");
+}
+
+/* ---- duplicate and counters ---------------------------------------------------------- */
+
+typedef struct dup_ctx {
+    double value;
+    int64_t n;
+} dup_ctx;
+
+static void dup_body(vn_core *c, vn_local *l, const void *p)
+{
+    const dup_ctx *d = p;
+    vn_duplicate(c, l[0], d->value, d->n);
+}
+
+static void test_duplicate(void)
+{
+    static const vn_dtype ds[] = {VN_F32, VN_F16, VN_BF16, VN_I32, VN_I8, VN_U8};
+    for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++) {
+        enum { CAP = 160 };
+        uint8_t buf[CAP * 4];
+        memset(buf, 0x5a, sizeof buf);
+        dup_ctx ctx = {-2.5, 133};
+        vt_stage s = {1, {{buf, CAP, ds[di]}}, dup_body, &ctx};
+        vn_kernel_counters k;
+        VT_OK(vt_stage_run(&s, 1, &k));
+        double want = ds[di] == VN_U8 ? 0 : (ds[di] == VN_I32 || ds[di] == VN_I8 ? -2 : -2.5);
+        int bad = 0;
+        for (int i = 0; i < 133; i++) bad += vt_load(ds[di], buf, i) != want;
+        size_t size = vn_dtype_size(ds[di]);
+        VT_CHECK(bad == 0, "%s: %d elements not %g", vn_dtype_name(ds[di]), bad, want);
+        VT_CHECK(buf[133 * size] == 0x5a, "%s: element 133 untouched", vn_dtype_name(ds[di]));
+        VT_CHECK(k.vector_elem_ops == 133, "counter %lld", (long long)k.vector_elem_ops);
+    }
+}
+
+/* ---- checked-mode argument checks ------------------------------------------------------- */
+
+static int bad_line;
+
+static void mismatch_body(vn_core *c, vn_local *l, const void *p)
+{
+    bad_line = __LINE__ + 1;
+    vn_add(c, l[0], l[1], l[2], 64);
+}
+
+static void unwritten_body(vn_core *c, vn_local *l, const void *p)
+{
+    vn_local fresh = vn_buf_new(c, VN_VECCALC, 64, VN_F32);
+    bad_line = __LINE__ + 1;
+    vn_exp(c, l[0], fresh, 64);
+}
+
+static void unsupported_body(vn_core *c, vn_local *l, const void *p)
+{
+    bad_line = __LINE__ + 1;
+    vn_vunary(c, VN_VOP_EXP, l[2], l[2], 16);
+}
+
+static void wrong_kind_body(vn_core *c, vn_local *l, const void *p)
+{
+    bad_line = __LINE__ + 1;
+    vn_vbinary(c, VN_VOP_EXP, l[0], l[1], l[1], 16);
+}
+
+static void test_checked_errors(void)
+{
+    float f0[64] = {0}, f1[64] = {0};
+    uint16_t h[64] = {0};
+    int32_t i32[64] = {0};
+    struct {
+        vt_body_fn body;
+        const char *call;
+        int checked;
+        vn_dtype third;
+    } cases[] = {
+        {mismatch_body, "vn_vbinary", 1, VN_F16},
+        {unwritten_body, "vn_vunary", 1, VN_F16},
+        {unsupported_body, "vn_vunary", 1, VN_I32},
+        {unsupported_body, "vn_vunary", 0, VN_I32}, /* fails in release too */
+        {wrong_kind_body, "vn_vbinary", 0, VN_I32},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        void *third = cases[k].third == VN_F16 ? (void *)h : (void *)i32;
+        vt_stage s = {3, {{f0, 64, VN_F32}, {f1, 64, VN_F32}, {third, 64, cases[k].third}},
+                      cases[k].body, NULL};
+        vn_status st = vt_stage_run(&s, cases[k].checked, NULL);
+        printf("  expected error: %s\n", vn_last_error());
+        VT_FAILS_AT(st, cases[k].call, "test_vector.c", bad_line);
+    }
+}
+
+int main(void)
+{
+    VT_RUN(test_supports_table);
+    VT_RUN(test_every_op_dtype_length);
+    VT_RUN(test_long_lengths);
+    VT_RUN(test_duplicate);
+    VT_RUN(test_checked_errors);
+    return vt_summary();
+}
