@@ -18,3 +18,12 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVINCI_SANITIZE=addr
     -DVINCI_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j"$jobs" -L unit)
+
+echo "== job 3: thread sanitizer, runtime tests (streams, events, callbacks, allocator)"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVINCI_SANITIZE=thread \
+    -DVINCI_BUILD_BENCH=OFF >/dev/null
+cmake --build build-tsan -j"$jobs"
+# Runtime tests do not depend on the ISA path: run each once. The stress test
+# is scaled down under TSan, whose overhead is ~10-50x.
+(cd build-tsan && VINCI_STRESS_TASKS=2000 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    ctest --output-on-failure -j"$jobs" -L runtime -R '\.avx512$')

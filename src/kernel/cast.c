@@ -22,11 +22,16 @@ typedef void (*vn_cast_fn)(void *dst, const void *src, int64_t n, vn_round mode)
 static double vn_round_int(double x, vn_round mode)
 {
     switch (mode) {
-    case VN_ROUND_FLOOR: return floor(x);
-    case VN_ROUND_CEIL: return ceil(x);
-    case VN_ROUND_ROUND: return round(x);
-    case VN_ROUND_TRUNC: return trunc(x);
-    default: return nearbyint(x); /* NONE, RINT: the default mode is to-nearest-even */
+    case VN_ROUND_FLOOR:
+        return floor(x);
+    case VN_ROUND_CEIL:
+        return ceil(x);
+    case VN_ROUND_ROUND:
+        return round(x);
+    case VN_ROUND_TRUNC:
+        return trunc(x);
+    default:
+        return nearbyint(x); /* NONE, RINT: the default mode is to-nearest-even */
     }
 }
 
@@ -37,16 +42,21 @@ static bool vn_pick_hi(double x, double vlo, double vhi, bool rne_is_hi, bool lo
                        vn_round mode)
 {
     switch (mode) {
-    case VN_ROUND_FLOOR: return false;
-    case VN_ROUND_CEIL: return true;
-    case VN_ROUND_TRUNC: return neg;
-    case VN_ROUND_ODD: return !lo_odd;
+    case VN_ROUND_FLOOR:
+        return false;
+    case VN_ROUND_CEIL:
+        return true;
+    case VN_ROUND_TRUNC:
+        return neg;
+    case VN_ROUND_ODD:
+        return !lo_odd;
     case VN_ROUND_ROUND: {
         if (isinf(vhi) || isinf(vlo)) return rne_is_hi; /* overflow threshold is a tie: same */
         double dlo = x - vlo, dhi = vhi - x;
         return dlo == dhi ? !neg : dhi < dlo;
     }
-    default: return rne_is_hi;
+    default:
+        return rne_is_hi;
     }
 }
 
@@ -109,11 +119,26 @@ static double vn_sat_int(double x, vn_round mode, double lo, double hi)
 
 /* Loads element i of a source as float (exact for these sources). */
 typedef float (*vn_load_f)(const void *src, int64_t i);
-static float ld_f32(const void *s, int64_t i) { return ((const float *)s)[i]; }
-static float ld_f16(const void *s, int64_t i) { return vn_f16_to_f32(((const uint16_t *)s)[i]); }
-static float ld_bf16(const void *s, int64_t i) { return vn_bf16_to_f32(((const uint16_t *)s)[i]); }
-static float ld_i8(const void *s, int64_t i) { return ((const int8_t *)s)[i]; }
-static float ld_u8(const void *s, int64_t i) { return ((const uint8_t *)s)[i]; }
+static float ld_f32(const void *s, int64_t i)
+{
+    return ((const float *)s)[i];
+}
+static float ld_f16(const void *s, int64_t i)
+{
+    return vn_f16_to_f32(((const uint16_t *)s)[i]);
+}
+static float ld_bf16(const void *s, int64_t i)
+{
+    return vn_bf16_to_f32(((const uint16_t *)s)[i]);
+}
+static float ld_i8(const void *s, int64_t i)
+{
+    return ((const int8_t *)s)[i];
+}
+static float ld_u8(const void *s, int64_t i)
+{
+    return ((const uint8_t *)s)[i];
+}
 
 #define VN_CAST_TO_HALF(name, load, fmt)                                                           \
     static void name(void *dst, const void *src, int64_t n, vn_round mode)                         \
@@ -142,7 +167,10 @@ VN_CAST_TO_HALF(c_i8_f16, ld_i8, vn_fmt_f16)
 VN_CAST_TO_HALF(c_u8_f16, ld_u8, vn_fmt_f16)
 
 /* The common f32 -> f16/bf16 casts (nearest even) use the vectorised arrays. */
-static bool vn_mode_rne(vn_round mode) { return mode == VN_ROUND_NONE || mode == VN_ROUND_RINT; }
+static bool vn_mode_rne(vn_round mode)
+{
+    return mode == VN_ROUND_NONE || mode == VN_ROUND_RINT;
+}
 static void c_f32_f16(void *dst, const void *src, int64_t n, vn_round mode)
 {
     if (vn_mode_rne(mode))
@@ -198,10 +226,16 @@ static void c_i32_f16(void *dst, const void *src, int64_t n, vn_round mode)
 
 /* [src][dst]; NULL = unsupported pair. */
 static const vn_cast_fn vn_cast_table[VN_DTYPE_COUNT][VN_DTYPE_COUNT] = {
-    [VN_F32] = {[VN_F16] = c_f32_f16, [VN_BF16] = c_f32_bf16, [VN_I32] = c_f32_i32,
-                [VN_I8] = c_f32_i8, [VN_U8] = c_f32_u8},
-    [VN_F16] = {[VN_F32] = c_f16_f32, [VN_BF16] = c_f16_bf16, [VN_I32] = c_f16_i32,
-                [VN_I8] = c_f16_i8, [VN_U8] = c_f16_u8},
+    [VN_F32] = {[VN_F16] = c_f32_f16,
+                [VN_BF16] = c_f32_bf16,
+                [VN_I32] = c_f32_i32,
+                [VN_I8] = c_f32_i8,
+                [VN_U8] = c_f32_u8},
+    [VN_F16] = {[VN_F32] = c_f16_f32,
+                [VN_BF16] = c_f16_bf16,
+                [VN_I32] = c_f16_i32,
+                [VN_I8] = c_f16_i8,
+                [VN_U8] = c_f16_u8},
     [VN_BF16] = {[VN_F32] = c_bf16_f32, [VN_F16] = c_bf16_f16},
     [VN_I32] = {[VN_F32] = c_i32_f32, [VN_F16] = c_i32_f16},
     [VN_I8] = {[VN_F32] = c_i8_f32, [VN_F16] = c_i8_f16},

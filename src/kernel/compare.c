@@ -11,23 +11,53 @@
 #include "kernel/vector_internal.h"
 
 typedef bool (*vn_cmp_fn)(double a, double b);
-static bool cmp_lt(double a, double b) { return a < b; }
-static bool cmp_gt(double a, double b) { return a > b; }
-static bool cmp_ge(double a, double b) { return a >= b; }
-static bool cmp_le(double a, double b) { return a <= b; }
-static bool cmp_eq(double a, double b) { return a == b; }
-static bool cmp_ne(double a, double b) { return a != b; }
-static const vn_cmp_fn vn_cmp_fns[] = {[VN_CMP_LT] = cmp_lt, [VN_CMP_GT] = cmp_gt,
-                                       [VN_CMP_GE] = cmp_ge, [VN_CMP_LE] = cmp_le,
-                                       [VN_CMP_EQ] = cmp_eq, [VN_CMP_NE] = cmp_ne};
+static bool cmp_lt(double a, double b)
+{
+    return a < b;
+}
+static bool cmp_gt(double a, double b)
+{
+    return a > b;
+}
+static bool cmp_ge(double a, double b)
+{
+    return a >= b;
+}
+static bool cmp_le(double a, double b)
+{
+    return a <= b;
+}
+static bool cmp_eq(double a, double b)
+{
+    return a == b;
+}
+static bool cmp_ne(double a, double b)
+{
+    return a != b;
+}
+static const vn_cmp_fn vn_cmp_fns[] = {
+    [VN_CMP_LT] = cmp_lt, [VN_CMP_GT] = cmp_gt, [VN_CMP_GE] = cmp_ge,
+    [VN_CMP_LE] = cmp_le, [VN_CMP_EQ] = cmp_eq, [VN_CMP_NE] = cmp_ne};
 #define VN_CMP_COUNT ((int)(sizeof vn_cmp_fns / sizeof vn_cmp_fns[0]))
 
 /* Element i as double: exact for every dtype compared here. */
 typedef double (*vn_cmp_load)(const void *p, int64_t i);
-static double ld_f32(const void *p, int64_t i) { return ((const float *)p)[i]; }
-static double ld_f16(const void *p, int64_t i) { return vn_f16_to_f32(((const uint16_t *)p)[i]); }
-static double ld_bf16(const void *p, int64_t i) { return vn_bf16_to_f32(((const uint16_t *)p)[i]); }
-static double ld_i32(const void *p, int64_t i) { return ((const int32_t *)p)[i]; }
+static double ld_f32(const void *p, int64_t i)
+{
+    return ((const float *)p)[i];
+}
+static double ld_f16(const void *p, int64_t i)
+{
+    return vn_f16_to_f32(((const uint16_t *)p)[i]);
+}
+static double ld_bf16(const void *p, int64_t i)
+{
+    return vn_bf16_to_f32(((const uint16_t *)p)[i]);
+}
+static double ld_i32(const void *p, int64_t i)
+{
+    return ((const int32_t *)p)[i];
+}
 static const vn_cmp_load vn_cmp_loads[VN_DTYPE_COUNT] = {
     [VN_F32] = ld_f32, [VN_F16] = ld_f16, [VN_BF16] = ld_bf16, [VN_I32] = ld_i32};
 
@@ -84,13 +114,16 @@ void vn_compare_scalar_(vn_core *core, vn_local dst, vn_local a, double s, vn_cm
 {
     uint8_t cell[8];
     vn_scalar_store(a.dtype, cell, s);
-    vn_compare_run(core, dst, a, NULL, vn_scalar_load(a.dtype, cell), cmp, n,
-                   "vn_compare_scalar", site);
+    vn_compare_run(core, dst, a, NULL, vn_scalar_load(a.dtype, cell), cmp, n, "vn_compare_scalar",
+                   site);
 }
 
 /* ---- select ----------------------------------------------------------------- */
 
-static bool vn_bit(const uint8_t *mask, int64_t i) { return (mask[i >> 3] >> (i & 7)) & 1u; }
+static bool vn_bit(const uint8_t *mask, int64_t i)
+{
+    return (mask[i >> 3] >> (i & 7)) & 1u;
+}
 
 /* b_step 0: b is one element (the scalar form). */
 static void vn_select_copy(uint8_t *dst, const uint8_t *mask, const uint8_t *a, const uint8_t *b,

@@ -13,10 +13,14 @@ static _Atomic(const vn_isa_table *) vn_isa_chosen;
 const vn_isa_table *vn_isa_table_for(vn_isa isa)
 {
     switch (isa) {
-    case VN_ISA_SCALAR: return &vn_isa_table_scalar;
-    case VN_ISA_AVX2: return &vn_isa_table_avx2;
-    case VN_ISA_AVX512: return &vn_isa_table_avx512;
-    default: return NULL;
+    case VN_ISA_SCALAR:
+        return &vn_isa_table_scalar;
+    case VN_ISA_AVX2:
+        return &vn_isa_table_avx2;
+    case VN_ISA_AVX512:
+        return &vn_isa_table_avx512;
+    default:
+        return NULL;
     }
 }
 

@@ -166,7 +166,8 @@ static void vn_rep_reduce_run(vn_core *core, vn_local dst, vn_local src, vn_rep_
             vn_store_result(dst.dtype, (uint8_t *)dst.data + ((size_t)r * groups + g) * size,
                             p.kind, v, false);
         }
-    if (p.repeat > 0) core->counters.vector_elem_ops += (int64_t)p.repeat * vn_mask_count(p.mask, lanes);
+    if (p.repeat > 0)
+        core->counters.vector_elem_ops += (int64_t)p.repeat * vn_mask_count(p.mask, lanes);
 }
 
 void vn_block_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src, vn_mask mask,

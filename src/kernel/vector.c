@@ -27,7 +27,8 @@ static void vn_vec_check_first_n(vn_core *core, vn_vop op, vn_local dst, const v
 {
     const char *call = vn_kind_call[vn_vop_kind_of(op)];
     static const char *const what[] = {"operand a", "operand b"};
-    if (n < 0) vn_core_fail(core, site, call, "%s: negative count %lld", vn_vop_name(op), (long long)n);
+    if (n < 0)
+        vn_core_fail(core, site, call, "%s: negative count %lld", vn_vop_name(op), (long long)n);
     vn_vec_check_operand(core, dst, dst.dtype, "dst", call, site);
     for (int i = 0; i < nsrc; i++) {
         vn_vec_check_operand(core, src[i], dst.dtype, what[i], call, site);

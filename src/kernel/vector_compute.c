@@ -16,9 +16,15 @@ static void vn_f32_kernel(const vn_isa_table *t, vn_vop op, float *dst, const fl
                           const float *b, float s, int64_t n)
 {
     switch (vn_vop_kind_of(op)) {
-    case VN_VOP_UNARY: t->unary[op](dst, a, n); break;
-    case VN_VOP_BINARY: t->binary[op](dst, a, b, n); break;
-    case VN_VOP_SCALAR: t->scalar[op](dst, a, s, n); break;
+    case VN_VOP_UNARY:
+        t->unary[op](dst, a, n);
+        break;
+    case VN_VOP_BINARY:
+        t->binary[op](dst, a, b, n);
+        break;
+    case VN_VOP_SCALAR:
+        t->scalar[op](dst, a, s, n);
+        break;
     }
 }
 
@@ -44,7 +50,9 @@ void vn_vec_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, const v
 {
     if (n <= 0) return;
     switch (dtype) {
-    case VN_F32: vn_f32_kernel(vn_isa_table_get(), op, dst, a, b, (float)s, n); break;
+    case VN_F32:
+        vn_f32_kernel(vn_isa_table_get(), op, dst, a, b, (float)s, n);
+        break;
     case VN_F16:
         vn_half_compute(op, vn_f16_to_f32_array, vn_f32_to_f16_array, dst, a, b,
                         vn_f16_to_f32(vn_f32_to_f16((float)s)), n);
@@ -59,7 +67,8 @@ void vn_vec_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, const v
         vn_vec_compute_i32(op, dst, a, b, si, n);
         break;
     }
-    default: break; /* callers checked vn_vop_supports */
+    default:
+        break; /* callers checked vn_vop_supports */
     }
 }
 
@@ -75,34 +84,57 @@ static double vn_sat_round(double v, double lo, double hi)
 void vn_scalar_store(vn_dtype dtype, void *p, double v)
 {
     switch (dtype) {
-    case VN_F32: *(float *)p = (float)v; break;
-    case VN_F16: *(uint16_t *)p = vn_f32_to_f16((float)v); break;
-    case VN_BF16: *(uint16_t *)p = vn_f32_to_bf16((float)v); break;
-    case VN_I8: *(int8_t *)p = (int8_t)vn_sat_round(v, INT8_MIN, INT8_MAX); break;
-    case VN_U8: *(uint8_t *)p = (uint8_t)vn_sat_round(v, 0, UINT8_MAX); break;
-    case VN_BOOL: *(uint8_t *)p = v != 0.0; break;
-    case VN_I32: *(int32_t *)p = (int32_t)vn_sat_round(v, INT32_MIN, INT32_MAX); break;
+    case VN_F32:
+        *(float *)p = (float)v;
+        break;
+    case VN_F16:
+        *(uint16_t *)p = vn_f32_to_f16((float)v);
+        break;
+    case VN_BF16:
+        *(uint16_t *)p = vn_f32_to_bf16((float)v);
+        break;
+    case VN_I8:
+        *(int8_t *)p = (int8_t)vn_sat_round(v, INT8_MIN, INT8_MAX);
+        break;
+    case VN_U8:
+        *(uint8_t *)p = (uint8_t)vn_sat_round(v, 0, UINT8_MAX);
+        break;
+    case VN_BOOL:
+        *(uint8_t *)p = v != 0.0;
+        break;
+    case VN_I32:
+        *(int32_t *)p = (int32_t)vn_sat_round(v, INT32_MIN, INT32_MAX);
+        break;
     case VN_I64: {
         double r = vn_sat_round(v, -9223372036854775808.0, 9223372036854774784.0);
         *(int64_t *)p = (int64_t)r;
         break;
     }
-    default: break;
+    default:
+        break;
     }
 }
 
 double vn_scalar_load(vn_dtype dtype, const void *p)
 {
     switch (dtype) {
-    case VN_F32: return *(const float *)p;
-    case VN_F16: return vn_f16_to_f32(*(const uint16_t *)p);
-    case VN_BF16: return vn_bf16_to_f32(*(const uint16_t *)p);
-    case VN_I8: return *(const int8_t *)p;
+    case VN_F32:
+        return *(const float *)p;
+    case VN_F16:
+        return vn_f16_to_f32(*(const uint16_t *)p);
+    case VN_BF16:
+        return vn_bf16_to_f32(*(const uint16_t *)p);
+    case VN_I8:
+        return *(const int8_t *)p;
     case VN_U8:
-    case VN_BOOL: return *(const uint8_t *)p;
-    case VN_I32: return *(const int32_t *)p;
-    case VN_I64: return (double)*(const int64_t *)p;
-    default: return 0.0;
+    case VN_BOOL:
+        return *(const uint8_t *)p;
+    case VN_I32:
+        return *(const int32_t *)p;
+    case VN_I64:
+        return (double)*(const int64_t *)p;
+    default:
+        return 0.0;
     }
 }
 
@@ -111,8 +143,8 @@ void vn_vec_check_operand(vn_core *core, vn_local t, vn_dtype want, const char *
 {
     vn_check_local(core, t, call, site);
     if (t.dtype != want)
-        vn_core_fail(core, site, call, "%s has dtype %s, expected %s", what,
-                     vn_dtype_name(t.dtype), vn_dtype_name(want));
+        vn_core_fail(core, site, call, "%s has dtype %s, expected %s", what, vn_dtype_name(t.dtype),
+                     vn_dtype_name(want));
 }
 
 void vn_vec_check_read_n(vn_core *core, vn_local t, int64_t n, const char *call, vn_site site)

@@ -34,7 +34,10 @@ void vn_vec_check_read_n(vn_core *core, vn_local t, int64_t n, const char *call,
 void vn_vec_check_write_n(vn_core *core, vn_local t, int64_t n, const char *call, vn_site site);
 
 /* Lanes per repeat of a dtype in the mask/repeat form (256 bytes / size). */
-static inline int32_t vn_rep_lanes(vn_dtype dtype) { return (int32_t)(VN_REPEAT_BYTES / vn_dtype_size(dtype)); }
+static inline int32_t vn_rep_lanes(vn_dtype dtype)
+{
+    return (int32_t)(VN_REPEAT_BYTES / vn_dtype_size(dtype));
+}
 static inline bool vn_mask_lane(vn_mask m, int32_t lane)
 {
     return (m.bits[lane >> 6] >> (lane & 63)) & 1u;
@@ -45,8 +48,8 @@ int32_t vn_mask_count(vn_mask m, int32_t lanes);
 /* Checked mode: every run of enabled lanes of every repeat of an operand with
  * block stride `blk` and repeat stride `rep` (32-byte units), merged where
  * contiguous, is checked as read (write = false) or marked written. */
-void vn_rep_check(vn_core *core, vn_local t, vn_mask mask, int32_t repeat, int32_t blk,
-                  int32_t rep, bool write, const char *call, vn_site site);
+void vn_rep_check(vn_core *core, vn_local t, vn_mask mask, int32_t repeat, int32_t blk, int32_t rep,
+                  bool write, const char *call, vn_site site);
 /* Checked mode: repeat count within 0..255 and dtype usable in repeat form. */
 void vn_rep_check_args(vn_core *core, vn_dtype dtype, int32_t repeat, const char *call,
                        vn_site site);

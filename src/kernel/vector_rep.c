@@ -30,7 +30,10 @@ int32_t vn_mask_count(vn_mask m, int32_t lanes)
     return c;
 }
 
-static bool vn_mask_full(vn_mask m, int32_t lanes) { return vn_mask_count(m, lanes) == lanes; }
+static bool vn_mask_full(vn_mask m, int32_t lanes)
+{
+    return vn_mask_count(m, lanes) == lanes;
+}
 
 void vn_rep_check_args(vn_core *core, vn_dtype dtype, int32_t repeat, const char *call,
                        vn_site site)
@@ -58,8 +61,8 @@ static void vn_run_flush(vn_core *core, vn_local t, vn_run *run, bool write, con
     run->len = 0;
 }
 
-static void vn_run_add(vn_core *core, vn_local t, vn_run *run, int64_t off, int64_t len,
-                       bool write, const char *call, vn_site site)
+static void vn_run_add(vn_core *core, vn_local t, vn_run *run, int64_t off, int64_t len, bool write,
+                       const char *call, vn_site site)
 {
     if (run->len > 0 && off == run->off + run->len) {
         run->len += len;
@@ -70,8 +73,8 @@ static void vn_run_add(vn_core *core, vn_local t, vn_run *run, int64_t off, int6
     run->len = len;
 }
 
-void vn_rep_check(vn_core *core, vn_local t, vn_mask mask, int32_t repeat, int32_t blk,
-                  int32_t rep, bool write, const char *call, vn_site site)
+void vn_rep_check(vn_core *core, vn_local t, vn_mask mask, int32_t repeat, int32_t blk, int32_t rep,
+                  bool write, const char *call, vn_site site)
 {
     size_t size = vn_dtype_size(t.dtype);
     int32_t lanes = vn_rep_lanes(t.dtype);
@@ -98,8 +101,8 @@ static void vn_rep_gather(uint8_t *out, const uint8_t *src, int32_t r, int32_t b
         bool any = false;
         for (int32_t l = 0; l < per_block; l++) any |= vn_mask_lane(mask, j * per_block + l);
         if (any)
-            memcpy(out + j * VN_BLOCK_BYTES, src + ((int64_t)r * rep + (int64_t)j * blk) * VN_BLOCK_BYTES,
-                   VN_BLOCK_BYTES);
+            memcpy(out + j * VN_BLOCK_BYTES,
+                   src + ((int64_t)r * rep + (int64_t)j * blk) * VN_BLOCK_BYTES, VN_BLOCK_BYTES);
         else
             memset(out + j * VN_BLOCK_BYTES, 0, VN_BLOCK_BYTES);
     }
@@ -165,7 +168,8 @@ static void vn_rep_check_op(vn_core *core, vn_vop op, vn_vop_kind kind, vn_dtype
 static void vn_rep_count(vn_core *core, vn_dtype dtype, vn_mask mask, int32_t repeat)
 {
     if (repeat > 0)
-        core->counters.vector_elem_ops += (int64_t)repeat * vn_mask_count(mask, vn_rep_lanes(dtype));
+        core->counters.vector_elem_ops +=
+            (int64_t)repeat * vn_mask_count(mask, vn_rep_lanes(dtype));
 }
 
 void vn_vunary_rep_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_mask mask,

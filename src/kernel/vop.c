@@ -6,17 +6,28 @@
 _Static_assert(VN_VOP_COUNT == 23, "new vn_vop: add it to the tables in vop.c");
 
 static const char *const vn_vop_names[VN_VOP_COUNT] = {
-    [VN_VOP_ABS] = "Abs",        [VN_VOP_EXP] = "Exp",
-    [VN_VOP_LN] = "Ln",          [VN_VOP_SQRT] = "Sqrt",
-    [VN_VOP_RSQRT] = "Rsqrt",    [VN_VOP_RECIPROCAL] = "Reciprocal",
-    [VN_VOP_RELU] = "Relu",      [VN_VOP_NEG] = "Neg",
-    [VN_VOP_SIGMOID] = "Sigmoid", [VN_VOP_TANH] = "Tanh",
-    [VN_VOP_GELU] = "Gelu",      [VN_VOP_SILU] = "Silu",
-    [VN_VOP_ADD] = "Add",        [VN_VOP_SUB] = "Sub",
-    [VN_VOP_MUL] = "Mul",        [VN_VOP_DIV] = "Div",
-    [VN_VOP_MAX] = "Max",        [VN_VOP_MIN] = "Min",
-    [VN_VOP_ADDS] = "Adds",      [VN_VOP_MULS] = "Muls",
-    [VN_VOP_MAXS] = "Maxs",      [VN_VOP_MINS] = "Mins",
+    [VN_VOP_ABS] = "Abs",
+    [VN_VOP_EXP] = "Exp",
+    [VN_VOP_LN] = "Ln",
+    [VN_VOP_SQRT] = "Sqrt",
+    [VN_VOP_RSQRT] = "Rsqrt",
+    [VN_VOP_RECIPROCAL] = "Reciprocal",
+    [VN_VOP_RELU] = "Relu",
+    [VN_VOP_NEG] = "Neg",
+    [VN_VOP_SIGMOID] = "Sigmoid",
+    [VN_VOP_TANH] = "Tanh",
+    [VN_VOP_GELU] = "Gelu",
+    [VN_VOP_SILU] = "Silu",
+    [VN_VOP_ADD] = "Add",
+    [VN_VOP_SUB] = "Sub",
+    [VN_VOP_MUL] = "Mul",
+    [VN_VOP_DIV] = "Div",
+    [VN_VOP_MAX] = "Max",
+    [VN_VOP_MIN] = "Min",
+    [VN_VOP_ADDS] = "Adds",
+    [VN_VOP_MULS] = "Muls",
+    [VN_VOP_MAXS] = "Maxs",
+    [VN_VOP_MINS] = "Mins",
     [VN_VOP_LEAKY_RELU] = "LeakyRelu",
 };
 
@@ -27,7 +38,10 @@ static const bool vn_vop_i32[VN_VOP_COUNT] = {
     [VN_VOP_ADDS] = true, [VN_VOP_MULS] = true, [VN_VOP_MAXS] = true, [VN_VOP_MINS] = true,
 };
 
-static bool vn_vop_valid(vn_vop op) { return (unsigned)op < VN_VOP_COUNT; }
+static bool vn_vop_valid(vn_vop op)
+{
+    return (unsigned)op < VN_VOP_COUNT;
+}
 
 vn_vop_kind vn_vop_kind_of(vn_vop op)
 {
@@ -36,7 +50,10 @@ vn_vop_kind vn_vop_kind_of(vn_vop op)
     return VN_VOP_UNARY;
 }
 
-const char *vn_vop_name(vn_vop op) { return vn_vop_valid(op) ? vn_vop_names[op] : "invalid"; }
+const char *vn_vop_name(vn_vop op)
+{
+    return vn_vop_valid(op) ? vn_vop_names[op] : "invalid";
+}
 
 bool vn_vop_supports(vn_vop op, vn_dtype dtype)
 {
@@ -44,8 +61,11 @@ bool vn_vop_supports(vn_vop op, vn_dtype dtype)
     switch (dtype) {
     case VN_F32:
     case VN_F16:
-    case VN_BF16: return true;
-    case VN_I32: return vn_vop_i32[op];
-    default: return false;
+    case VN_BF16:
+        return true;
+    case VN_I32:
+        return vn_vop_i32[op];
+    default:
+        return false;
     }
 }

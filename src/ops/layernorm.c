@@ -55,7 +55,7 @@ static vn_status norm_infer(const vn_op_ctx *ctx, vn_tensor_desc *outputs)
     char where[VN_OPS_WHERE_MAX];
     vn_ops_where(ctx, where, sizeof where);
     const vn_tensor_desc *x = &ctx->inputs[0];
-    int32_t axis;
+    int32_t axis = 0;
     if (x->rank < 1) return vn_error(VN_ERR_SHAPE, where, "X must have rank >= 1 (got a scalar)");
     vn_status st = get_axis(ctx, where, x->rank, &axis);
     if (st == VN_OK) st = check_param(where, "Scale", x, &ctx->inputs[1], axis);
@@ -77,7 +77,7 @@ static vn_status norm_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, 
     char where[VN_OPS_WHERE_MAX];
     vn_ops_where(ctx, where, sizeof where);
     const vn_tensor_desc *x = &ctx->inputs[0];
-    int32_t axis;
+    int32_t axis = 0;
     vn_status st = get_axis(ctx, where, x->rank, &axis);
     if (st != VN_OK) return st;
     vn_rownorm_plan *p = calloc(1, sizeof *p);

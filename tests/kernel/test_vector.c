@@ -10,23 +10,34 @@
 static const int64_t lengths[] = {1, 7, 31, 33, 4095};
 static const vn_dtype dtypes[] = {VN_F32, VN_F16, VN_BF16, VN_I32};
 
-static int32_t wrap(int64_t v) { return (int32_t)(uint32_t)(uint64_t)v; }
+static int32_t wrap(int64_t v)
+{
+    return (int32_t)(uint32_t)(uint64_t)v;
+}
 
 /* The i32 semantics: wrapping two's complement. */
 static int32_t ref_i32(vn_vop op, int32_t a, int32_t b)
 {
     switch (op) {
-    case VN_VOP_ABS: return a < 0 ? wrap(-(int64_t)a) : a;
-    case VN_VOP_NEG: return wrap(-(int64_t)a);
-    case VN_VOP_RELU: return a < 0 ? 0 : a;
+    case VN_VOP_ABS:
+        return a < 0 ? wrap(-(int64_t)a) : a;
+    case VN_VOP_NEG:
+        return wrap(-(int64_t)a);
+    case VN_VOP_RELU:
+        return a < 0 ? 0 : a;
     case VN_VOP_ADD:
-    case VN_VOP_ADDS: return wrap((int64_t)a + b);
-    case VN_VOP_SUB: return wrap((int64_t)a - b);
+    case VN_VOP_ADDS:
+        return wrap((int64_t)a + b);
+    case VN_VOP_SUB:
+        return wrap((int64_t)a - b);
     case VN_VOP_MUL:
-    case VN_VOP_MULS: return wrap((int64_t)a * b);
+    case VN_VOP_MULS:
+        return wrap((int64_t)a * b);
     case VN_VOP_MAX:
-    case VN_VOP_MAXS: return a > b ? a : b;
-    default: return a < b ? a : b;
+    case VN_VOP_MAXS:
+        return a > b ? a : b;
+    default:
+        return a < b ? a : b;
     }
 }
 
@@ -37,11 +48,13 @@ static void fill(vt_rng *rng, const vt_op *o, vn_dtype d, void *a, void *b, int6
             int64_t r = (int64_t)(vt_next(rng) % 2001) - 1000;
             int32_t x = i == 0 ? INT32_MIN : (i == 1 ? INT32_MAX : (int32_t)r);
             ((int32_t *)a)[i] = x;
-            ((int32_t *)b)[i] = i == 2 ? INT32_MAX : (int32_t)((int64_t)(vt_next(rng) % 2001) - 1000);
+            ((int32_t *)b)[i] =
+                i == 2 ? INT32_MAX : (int32_t)((int64_t)(vt_next(rng) % 2001) - 1000);
             continue;
         }
         double x = i < VT_NSPECIAL ? vt_specials[i] : vt_uniform(rng, o->lo, o->hi);
-        double y = i < VT_NSPECIAL ? vt_specials[(i * 7 + 3) % VT_NSPECIAL] : vt_uniform(rng, o->blo, o->bhi);
+        double y = i < VT_NSPECIAL ? vt_specials[(i * 7 + 3) % VT_NSPECIAL]
+                                   : vt_uniform(rng, o->blo, o->bhi);
         vt_store(d, a, i, x);
         vt_store(d, b, i, y);
     }
@@ -80,8 +93,9 @@ static int64_t count_bad(const vt_op *o, vn_dtype d, const void *a, const void *
             ok = vt_ulps16(got, want, d == VN_F16 ? vt_f16_nan : vt_bf16_nan) <= 1;
         }
         if (!ok && bad++ == 0)
-            fprintf(stderr, "    %s %s [%lld]: a=%.9g b=%.9g got %.9g want %.9g\n", vn_vop_name(o->op),
-                    vn_dtype_name(d), (long long)i, x, y, vt_load(d, out, i), o->ref(x, y));
+            fprintf(stderr, "    %s %s [%lld]: a=%.9g b=%.9g got %.9g want %.9g\n",
+                    vn_vop_name(o->op), vn_dtype_name(d), (long long)i, x, y, vt_load(d, out, i),
+                    o->ref(x, y));
     }
     return bad;
 }
@@ -89,7 +103,8 @@ static int64_t count_bad(const vt_op *o, vn_dtype d, const void *a, const void *
 static void run_case(const vt_op *o, vn_dtype d, int64_t n, int checked, vt_rng *rng)
 {
     size_t size = vn_dtype_size(d);
-    void *a = malloc(size * (size_t)n), *b = malloc(size * (size_t)n), *out = malloc(size * (size_t)n);
+    void *a = malloc(size * (size_t)n), *b = malloc(size * (size_t)n),
+         *out = malloc(size * (size_t)n);
     fill(rng, o, d, a, b, n);
     vt_tiled t = {o->op, d, a, b, out, o->s, n};
     VT_OK(vt_tiled_run(&t, checked));
@@ -128,8 +143,10 @@ static void test_supports_table(void)
     VT_CHECK(vn_vop_kind_of(VN_VOP_LEAKY_RELU) == VN_VOP_SCALAR, "leaky relu scalar");
     VT_CHECK(strcmp(vn_vop_name(VN_VOP_LEAKY_RELU), "LeakyRelu") == 0, "name");
     VT_CHECK(strcmp(vn_vop_name(VN_VOP_ADD), "Add") == 0, "name");
-    VT_CHECK(!vn_vop_supports(VN_VOP_EXP, VN_I32) && vn_vop_supports(VN_VOP_ADD, VN_I32), "i32 subset");
-    VT_CHECK(!vn_vop_supports(VN_VOP_ADD, VN_I8) && !vn_vop_supports(VN_VOP_COUNT, VN_F32), "others");
+    VT_CHECK(!vn_vop_supports(VN_VOP_EXP, VN_I32) && vn_vop_supports(VN_VOP_ADD, VN_I32),
+             "i32 subset");
+    VT_CHECK(!vn_vop_supports(VN_VOP_ADD, VN_I8) && !vn_vop_supports(VN_VOP_COUNT, VN_F32),
+             "others");
 }
 
 /* ---- duplicate and counters ---------------------------------------------------------- */
@@ -214,8 +231,10 @@ static void test_checked_errors(void)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         void *third = cases[k].third == VN_F16 ? (void *)h : (void *)i32;
-        vt_stage s = {3, {{f0, 64, VN_F32}, {f1, 64, VN_F32}, {third, 64, cases[k].third}},
-                      cases[k].body, NULL};
+        vt_stage s = {3,
+                      {{f0, 64, VN_F32}, {f1, 64, VN_F32}, {third, 64, cases[k].third}},
+                      cases[k].body,
+                      NULL};
         vn_status st = vt_stage_run(&s, cases[k].checked, NULL);
         printf("  expected error: %s\n", vn_last_error());
         VT_FAILS_AT(st, cases[k].call, "test_vector.c", bad_line);

@@ -17,7 +17,8 @@ static void vt_inputs(vt_rng *rng, const vt_op *o, float *a, float *b, int64_t n
     vt_fill(rng, b, (size_t)n, o->blo, o->bhi);
     for (int64_t i = 0; i < n && i < VT_NSPECIAL; i++) a[i] = vt_specials[i];
     /* b specials shifted so every pair of specials meets somewhere */
-    for (int64_t i = 0; i < n && i < VT_NSPECIAL; i++) b[i] = vt_specials[(i * 7 + 3) % VT_NSPECIAL];
+    for (int64_t i = 0; i < n && i < VT_NSPECIAL; i++)
+        b[i] = vt_specials[(i * 7 + 3) % VT_NSPECIAL];
     /* a few tiny denominators and arguments near the op's interesting points */
     if (n > 40) a[VT_NSPECIAL] = 1e-20f, b[VT_NSPECIAL] = -3e-38f;
 }
@@ -26,16 +27,23 @@ static void vt_run_op(const vn_isa_table *t, const vt_op *o, float *dst, const f
                       const float *b, int64_t n)
 {
     switch (vn_vop_kind_of(o->op)) {
-    case VN_VOP_UNARY: t->unary[o->op](dst, a, n); break;
-    case VN_VOP_BINARY: t->binary[o->op](dst, a, b, n); break;
-    case VN_VOP_SCALAR: t->scalar[o->op](dst, a, (float)o->s, n); break;
+    case VN_VOP_UNARY:
+        t->unary[o->op](dst, a, n);
+        break;
+    case VN_VOP_BINARY:
+        t->binary[o->op](dst, a, b, n);
+        break;
+    case VN_VOP_SCALAR:
+        t->scalar[o->op](dst, a, (float)o->s, n);
+        break;
     }
 }
 
 static void test_ops_against_double(void)
 {
     const vn_isa_table *t = vn_isa_table_get();
-    VT_CHECK(t->isa == vn_isa_active(), "table %d for active ISA %d", (int)t->isa, (int)vn_isa_active());
+    VT_CHECK(t->isa == vn_isa_active(), "table %d for active ISA %d", (int)t->isa,
+             (int)vn_isa_active());
     int64_t nmax = 1000003;
     float *a = malloc(sizeof(float) * nmax), *b = malloc(sizeof(float) * nmax);
     float *d = malloc(sizeof(float) * nmax), *d2 = malloc(sizeof(float) * nmax);
@@ -48,16 +56,19 @@ static void test_ops_against_double(void)
             vt_run_op(t, o, d, a, b, n);
             int64_t worst = 0, at = 0;
             for (int64_t i = 0; i < n; i++) {
-                float want = (float)o->ref(a[i], vn_vop_kind_of(o->op) == VN_VOP_SCALAR ? (double)(float)o->s : b[i]);
+                float want = (float)o->ref(
+                    a[i], vn_vop_kind_of(o->op) == VN_VOP_SCALAR ? (double)(float)o->s : b[i]);
                 int64_t u = vt_ulps(d[i], want);
                 /* a subnormal result carries fewer bits: products like
                  * silu's x * e^x lose up to |x| steps of 2^-149 */
-                if (fabsf(want) < 1.17549435e-38f * (1.0 + fabs(a[i]))) u -= 2 * (int64_t)ceil(fabs(a[i]));
+                if (fabsf(want) < 1.17549435e-38f * (1.0 + fabs(a[i])))
+                    u -= 2 * (int64_t)ceil(fabs(a[i]));
                 if (u > worst) worst = u, at = i;
             }
-            VT_CHECK(worst <= o->ulps, "%s n=%lld: %lld ulps at [%lld] a=%.9g b=%.9g got %.9g want %.9g",
-                     vn_vop_name(o->op), (long long)n, (long long)worst, (long long)at, a[at], b[at],
-                     d[at], o->ref(a[at], vn_vop_kind_of(o->op) == VN_VOP_SCALAR ? o->s : b[at]));
+            VT_CHECK(
+                worst <= o->ulps, "%s n=%lld: %lld ulps at [%lld] a=%.9g b=%.9g got %.9g want %.9g",
+                vn_vop_name(o->op), (long long)n, (long long)worst, (long long)at, a[at], b[at],
+                d[at], o->ref(a[at], vn_vop_kind_of(o->op) == VN_VOP_SCALAR ? o->s : b[at]));
             /* in place gives the same bits */
             memcpy(d2, a, sizeof(float) * (size_t)n);
             vt_run_op(t, o, d2, d2, b, n);
@@ -82,7 +93,8 @@ static void test_edges(void)
         worst = u > worst ? u : worst;
     }
     VT_CHECK(worst <= 2, "ln near 1: %lld ulps", (long long)worst);
-    for (int i = 0; i < N; i++) a[i] = (i & 1) ? 88.0f + (float)i / N : -87.0f - 17.0f * (float)i / N;
+    for (int i = 0; i < N; i++)
+        a[i] = (i & 1) ? 88.0f + (float)i / N : -87.0f - 17.0f * (float)i / N;
     t->unary[VN_VOP_EXP](d, a, N);
     worst = 0;
     for (int i = 0; i < N; i++) {
@@ -116,18 +128,22 @@ static void test_reductions(void)
             mx = a[i] > mx ? a[i] : mx, mn = a[i] < mn ? a[i] : mn;
         }
         float got = t->reduce[VN_REDUCE_SUM](a, m);
-        VT_CHECK(fabs(got - s) <= 1e-6 * sa + 1e-7, "sum n=%lld: %.9g vs %.9g", (long long)m, got, s);
+        VT_CHECK(fabs(got - s) <= 1e-6 * sa + 1e-7, "sum n=%lld: %.9g vs %.9g", (long long)m, got,
+                 s);
         VT_CHECK(t->reduce[VN_REDUCE_MAX](a, m) == (float)mx, "max n=%lld", (long long)m);
         VT_CHECK(t->reduce[VN_REDUCE_MIN](a, m) == (float)mn, "min n=%lld", (long long)m);
         if (m > 20) {
             a[m / 2] = NAN;
-            VT_CHECK(isnan(t->reduce[VN_REDUCE_MAX](a, m)), "max propagates NaN n=%lld", (long long)m);
-            VT_CHECK(isnan(t->reduce[VN_REDUCE_MIN](a, m)), "min propagates NaN n=%lld", (long long)m);
+            VT_CHECK(isnan(t->reduce[VN_REDUCE_MAX](a, m)), "max propagates NaN n=%lld",
+                     (long long)m);
+            VT_CHECK(isnan(t->reduce[VN_REDUCE_MIN](a, m)), "min propagates NaN n=%lld",
+                     (long long)m);
         }
     }
     /* a large constant sum: naive f32 accumulation would stall at 2^24 */
     for (int64_t i = 0; i < n; i++) a[i] = 1.0f;
-    VT_CHECK(t->reduce[VN_REDUCE_SUM](a, n) == (float)n, "sum of ones %.1f", t->reduce[VN_REDUCE_SUM](a, n));
+    VT_CHECK(t->reduce[VN_REDUCE_SUM](a, n) == (float)n, "sum of ones %.1f",
+             t->reduce[VN_REDUCE_SUM](a, n));
     free(a);
 }
 
@@ -144,7 +160,8 @@ static void test_speed_report(void)
 {
     const vn_isa_table *t = vn_isa_table_get();
     enum { N = 1 << 20, REPS = 20 };
-    float *a = malloc(sizeof(float) * N), *b = malloc(sizeof(float) * N), *d = malloc(sizeof(float) * N);
+    float *a = malloc(sizeof(float) * N), *b = malloc(sizeof(float) * N),
+          *d = malloc(sizeof(float) * N);
     vt_rng rng = {7};
     vt_fill(&rng, a, N, -10, 10);
     vt_fill(&rng, b, N, -10, 10);

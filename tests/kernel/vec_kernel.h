@@ -97,9 +97,15 @@ static void vt_tiled_kernel(vn_core *c, const void *p)
         if (binary)
             vn_copy_in_pad(c, lb, vn_gm_make((void *)t->b, t->dtype, t->n), off, cp, (vn_pad){0});
         switch (vn_vop_kind_of(t->op)) {
-        case VN_VOP_UNARY: vn_vunary(c, t->op, lo, la, m); break;
-        case VN_VOP_BINARY: vn_vbinary(c, t->op, lo, la, lb, m); break;
-        case VN_VOP_SCALAR: vn_vscalar(c, t->op, lo, la, t->s, m); break;
+        case VN_VOP_UNARY:
+            vn_vunary(c, t->op, lo, la, m);
+            break;
+        case VN_VOP_BINARY:
+            vn_vbinary(c, t->op, lo, la, lb, m);
+            break;
+        case VN_VOP_SCALAR:
+            vn_vscalar(c, t->op, lo, la, t->s, m);
+            break;
         }
         vn_copy_out_pad(c, vn_gm_make(t->out, t->dtype, t->n), off, lo, cp);
     }
@@ -116,13 +122,20 @@ static inline vn_status vt_tiled_run(vt_tiled *t, int checked)
 static inline double vt_load(vn_dtype d, const void *p, int64_t i)
 {
     switch (d) {
-    case VN_F32: return ((const float *)p)[i];
-    case VN_F16: return vn_f16_to_f32(((const uint16_t *)p)[i]);
-    case VN_BF16: return vn_bf16_to_f32(((const uint16_t *)p)[i]);
-    case VN_I32: return ((const int32_t *)p)[i];
-    case VN_I8: return ((const int8_t *)p)[i];
-    case VN_U8: return ((const uint8_t *)p)[i];
-    default: return 0;
+    case VN_F32:
+        return ((const float *)p)[i];
+    case VN_F16:
+        return vn_f16_to_f32(((const uint16_t *)p)[i]);
+    case VN_BF16:
+        return vn_bf16_to_f32(((const uint16_t *)p)[i]);
+    case VN_I32:
+        return ((const int32_t *)p)[i];
+    case VN_I8:
+        return ((const int8_t *)p)[i];
+    case VN_U8:
+        return ((const uint8_t *)p)[i];
+    default:
+        return 0;
     }
 }
 
@@ -130,13 +143,26 @@ static inline double vt_load(vn_dtype d, const void *p, int64_t i)
 static inline void vt_store(vn_dtype d, void *p, int64_t i, double v)
 {
     switch (d) {
-    case VN_F32: ((float *)p)[i] = (float)v; break;
-    case VN_F16: ((uint16_t *)p)[i] = vn_f32_to_f16((float)v); break;
-    case VN_BF16: ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v); break;
-    case VN_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case VN_I8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case VN_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    default: break;
+    case VN_F32:
+        ((float *)p)[i] = (float)v;
+        break;
+    case VN_F16:
+        ((uint16_t *)p)[i] = vn_f32_to_f16((float)v);
+        break;
+    case VN_BF16:
+        ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v);
+        break;
+    case VN_I32:
+        ((int32_t *)p)[i] = (int32_t)v;
+        break;
+    case VN_I8:
+        ((int8_t *)p)[i] = (int8_t)v;
+        break;
+    case VN_U8:
+        ((uint8_t *)p)[i] = (uint8_t)v;
+        break;
+    default:
+        break;
     }
 }
 
@@ -149,14 +175,20 @@ static inline int64_t vt_ulps16(uint16_t got, uint16_t want, bool (*is_nan)(uint
     int64_t w = (want & 0x8000u) ? -(int64_t)(want & 0x7fffu) : want;
     return g > w ? g - w : w - g;
 }
-static inline bool vt_f16_nan(uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu); }
-static inline bool vt_bf16_nan(uint16_t h) { return (h & 0x7f80u) == 0x7f80u && (h & 0x7fu); }
+static inline bool vt_f16_nan(uint16_t h)
+{
+    return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu);
+}
+static inline bool vt_bf16_nan(uint16_t h)
+{
+    return (h & 0x7f80u) == 0x7f80u && (h & 0x7fu);
+}
 
 /* The error text of the last failed call contains the call name and the line. */
 #define VT_FAILS_AT(status, call, file, line)                                                      \
     do {                                                                                           \
         char vt_where_[64];                                                                        \
-        snprintf(vt_where_, sizeof vt_where_, "%s:%d", file, line);                               \
+        snprintf(vt_where_, sizeof vt_where_, "%s:%d", file, line);                                \
         VT_CHECK((status) == VN_ERR_KERNEL, "status %s", vn_status_name(status));                  \
         VT_CONTAINS(vn_last_error(), call);                                                        \
         VT_CONTAINS(vn_last_error(), vt_where_);                                                   \

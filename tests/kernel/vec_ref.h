@@ -14,33 +14,87 @@
 
 typedef double (*vt_ref_fn)(double a, double b);
 
-static double r_abs(double a, double b) { return fabs(a); }
-static double r_exp(double a, double b) { return exp(a); }
-static double r_ln(double a, double b) { return log(a); }
-static double r_sqrt(double a, double b) { return sqrt(a); }
-static double r_rsqrt(double a, double b) { return 1.0 / sqrt(a); }
-static double r_recip(double a, double b) { return 1.0 / a; }
-static double r_relu(double a, double b) { return a < 0 ? 0.0 : a; }
-static double r_neg(double a, double b) { return -a; }
-static double r_sigmoid(double a, double b) { return 1.0 / (1.0 + exp(-a)); }
-static double r_tanh(double a, double b) { return tanh(a); }
+static double r_abs(double a, double b)
+{
+    return fabs(a);
+}
+static double r_exp(double a, double b)
+{
+    return exp(a);
+}
+static double r_ln(double a, double b)
+{
+    return log(a);
+}
+static double r_sqrt(double a, double b)
+{
+    return sqrt(a);
+}
+static double r_rsqrt(double a, double b)
+{
+    return 1.0 / sqrt(a);
+}
+static double r_recip(double a, double b)
+{
+    return 1.0 / a;
+}
+static double r_relu(double a, double b)
+{
+    return a < 0 ? 0.0 : a;
+}
+static double r_neg(double a, double b)
+{
+    return -a;
+}
+static double r_sigmoid(double a, double b)
+{
+    return 1.0 / (1.0 + exp(-a));
+}
+static double r_tanh(double a, double b)
+{
+    return tanh(a);
+}
 static double r_gelu(double a, double b)
 {
     return a == -INFINITY ? -0.0 : 0.5 * a * erfc(-a / sqrt(2.0));
 }
-static double r_silu(double a, double b) { return a == -INFINITY ? -0.0 : a / (1.0 + exp(-a)); }
-static double r_add(double a, double b) { return a + b; }
-static double r_sub(double a, double b) { return a - b; }
-static double r_mul(double a, double b) { return a * b; }
-static double r_div(double a, double b) { return a / b; }
-static double r_max(double a, double b) { return (a > b || a != a) ? a : b; }
-static double r_min(double a, double b) { return (a < b || a != a) ? a : b; }
-static double r_lrelu(double a, double s) { return a >= 0 ? a : s * a; }
+static double r_silu(double a, double b)
+{
+    return a == -INFINITY ? -0.0 : a / (1.0 + exp(-a));
+}
+static double r_add(double a, double b)
+{
+    return a + b;
+}
+static double r_sub(double a, double b)
+{
+    return a - b;
+}
+static double r_mul(double a, double b)
+{
+    return a * b;
+}
+static double r_div(double a, double b)
+{
+    return a / b;
+}
+static double r_max(double a, double b)
+{
+    return (a > b || a != a) ? a : b;
+}
+static double r_min(double a, double b)
+{
+    return (a < b || a != a) ? a : b;
+}
+static double r_lrelu(double a, double s)
+{
+    return a >= 0 ? a : s * a;
+}
 
 typedef struct vt_op {
     vn_vop op;
     vt_ref_fn ref;
-    double lo, hi; /* random input range */
+    double lo, hi;   /* random input range */
     double blo, bhi; /* second operand range (binary) */
     double s;        /* scalar operand */
     int ulps;        /* max f32 ulp distance from the correctly rounded result */
@@ -74,8 +128,9 @@ static const vt_op vt_ops[VN_VOP_COUNT] = {
 };
 
 /* Special inputs every op gets in its first elements. */
-static const float vt_specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f,
-                                    1.0f, -1.0f, 88.8f, -104.5f, 1e30f, -1e30f, 0.5f, -20.5f, 3e-6f};
+static const float vt_specials[] = {0.0f,    -0.0f, INFINITY, -INFINITY, NAN,     1e-40f,
+                                    -1e-40f, 1.0f,  -1.0f,    88.8f,     -104.5f, 1e30f,
+                                    -1e30f,  0.5f,  -20.5f,   3e-6f};
 #define VT_NSPECIAL ((int)(sizeof vt_specials / sizeof vt_specials[0]))
 
 /* Distance in representable f32 steps (+0 and -0 are the same point). */
