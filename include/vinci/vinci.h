@@ -4,6 +4,7 @@
  * Layers, bottom up (each header includes only the ones below it):
  *   base.h     status and errors, dtypes and conversions, CPU features
  *   runtime.h  the device: worker threads ("AI cores") and their scratch arenas
+ *   machine.h  this machine's measured peaks (the roofs of benchmarks and profiles)
  *   kernel.h   the tile programming model: queues, copies, vector instructions, launch
  *   ops.h      the operator registry and the two-phase single-operator API
  */
@@ -12,6 +13,7 @@
 
 #include "vinci/base.h"
 #include "vinci/runtime.h"
+#include "vinci/machine.h"
 #include "vinci/kernel.h"
 #include "vinci/ops.h"
 

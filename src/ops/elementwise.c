@@ -34,11 +34,13 @@ static vn_status build_unary(const vn_op_ctx *ctx, const char *where, vn_vop op,
     return VN_OK;
 }
 
-/* Binary and variadic (Max, Min, Sum): a left fold; one input is op(x, x). */
+/* Binary and variadic (Max, Min, Sum): a left fold; one input is a copy
+ * (x * 1 keeps -0, NaN and every integer). */
 static vn_status build_fold(const vn_op_ctx *ctx, const char *where, vn_vop op,
                             vn_fused_program *g)
 {
-    emit(g, op, 0, g->num_inputs > 1 ? 1 : 0, 0.0);
+    if (g->num_inputs == 1) emit(g, VN_VOP_MULS, 0, -1, 1.0);
+    else emit(g, op, 0, 1, 0.0);
     for (int32_t i = 2; i < g->num_inputs; i++) emit(g, op, last(g), i, 0.0);
     return VN_OK;
 }
