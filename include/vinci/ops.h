@@ -141,7 +141,10 @@ const vn_op_def *vn_op_at(int32_t index);
 typedef struct vn_op_plan vn_op_plan;
 
 /* Validate, infer output descriptors and plan. `device` NULL = default device;
- * `attrs` may be NULL. */
+ * `attrs` may be NULL. `op_name` is "Name" (looked up in the ONNX default
+ * domain, then in "vinci") or "domain::Name" (e.g. "vinci::RMSNormalization").
+ * Inputs and outputs of a run may not overlap, except an output that is
+ * exactly an input of the same shape for element-wise operators. */
 vn_status vn_op_plan_create(vn_device *device, const char *op_name, const vn_tensor_desc *inputs,
                             int32_t num_inputs, const vn_attrs *attrs, vn_op_plan **out);
 int32_t vn_op_plan_num_outputs(const vn_op_plan *plan);
@@ -172,8 +175,10 @@ typedef struct vn_fused_program {
     vn_fused_instr instrs[VN_FUSED_MAX_INSTRS];
 } vn_fused_program;
 
-/* The "vinci::FusedElementwise" operator takes its program through this call
- * (a program is not an ONNX attribute). */
+/* The "vinci::FusedElementwise" operator takes its program through this call.
+ * (Graphs may also give it as attributes: "ops", "src0", "src1" (INTS, one per
+ * instruction, src1 -1 when unused) and "scalars" (FLOATS, optional); this
+ * call encodes the program that way, so scalars are rounded to f32.) */
 vn_status vn_fused_plan_create(vn_device *device, const vn_fused_program *program,
                                const vn_tensor_desc *inputs, int32_t num_inputs,
                                vn_op_plan **out);

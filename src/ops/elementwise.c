@@ -25,7 +25,10 @@ static void emit(vn_fused_program *g, vn_vop op, int32_t a, int32_t b, double s)
 }
 
 /* r(last) of the program built so far. */
-static int32_t last(const vn_fused_program *g) { return g->num_inputs + g->num_instrs - 1; }
+static int32_t last(const vn_fused_program *g)
+{
+    return g->num_inputs + g->num_instrs - 1;
+}
 
 static vn_status build_unary(const vn_op_ctx *ctx, const char *where, vn_vop op,
                              vn_fused_program *g)
@@ -36,11 +39,12 @@ static vn_status build_unary(const vn_op_ctx *ctx, const char *where, vn_vop op,
 
 /* Binary and variadic (Max, Min, Sum): a left fold; one input is a copy
  * (x * 1 keeps -0, NaN and every integer). */
-static vn_status build_fold(const vn_op_ctx *ctx, const char *where, vn_vop op,
-                            vn_fused_program *g)
+static vn_status build_fold(const vn_op_ctx *ctx, const char *where, vn_vop op, vn_fused_program *g)
 {
-    if (g->num_inputs == 1) emit(g, VN_VOP_MULS, 0, -1, 1.0);
-    else emit(g, op, 0, 1, 0.0);
+    if (g->num_inputs == 1)
+        emit(g, VN_VOP_MULS, 0, -1, 1.0);
+    else
+        emit(g, op, 0, 1, 0.0);
     for (int32_t i = 2; i < g->num_inputs; i++) emit(g, op, last(g), i, 0.0);
     return VN_OK;
 }
@@ -73,8 +77,7 @@ static void emit_gelu_tanh(vn_fused_program *g)
     emit(g, VN_VOP_MULS, last(g), -1, 0.5);
 }
 
-static vn_status build_gelu(const vn_op_ctx *ctx, const char *where, vn_vop op,
-                            vn_fused_program *g)
+static vn_status build_gelu(const vn_op_ctx *ctx, const char *where, vn_vop op, vn_fused_program *g)
 {
     const vn_attr *a = vn_attrs_find(ctx->attrs, "approximate");
     const char *mode = "none";
@@ -83,8 +86,10 @@ static vn_status build_gelu(const vn_op_ctx *ctx, const char *where, vn_vop op,
             return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'approximate' must be a string");
         mode = a->s;
     }
-    if (strcmp(mode, "none") == 0) emit(g, op, 0, -1, 0.0);
-    else if (strcmp(mode, "tanh") == 0) emit_gelu_tanh(g);
+    if (strcmp(mode, "none") == 0)
+        emit(g, op, 0, -1, 0.0);
+    else if (strcmp(mode, "tanh") == 0)
+        emit_gelu_tanh(g);
     else
         return vn_error(VN_ERR_INVALID_ARG, where,
                         "attribute 'approximate' is \"%s\" (\"none\" or \"tanh\")", mode);
@@ -107,15 +112,16 @@ static vn_status ew_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, vo
                                (vn_fused_plan **)data);
 }
 
-#define INTS (VN_DTYPES_FLOAT | VN_DTYPE_BIT(VN_I32))
+#define INTS   (VN_DTYPES_FLOAT | VN_DTYPE_BIT(VN_I32))
 #define FLOATS VN_DTYPES_FLOAT
 #define EW(name, lo, hi, dtypes, op, build)                                                        \
-    {{name, "", lo, hi, 1, dtypes, vn_fused_infer_shape, ew_plan, vn_fused_plan_free,             \
-      vn_fused_run},                                                                               \
-     op,                                                                                           \
-     build}
-#define UNARY(name, dtypes, op) EW(name, 1, 1, dtypes, op, build_unary)
-#define BINARY(name, dtypes, op) EW(name, 2, 2, dtypes, op, build_fold)
+    {                                                                                              \
+        {name,        "", lo, hi, 1, dtypes, vn_fused_infer_shape, ew_plan, vn_fused_plan_free,    \
+         vn_fused_run},                                                                            \
+            op, build                                                                              \
+    }
+#define UNARY(name, dtypes, op)    EW(name, 1, 1, dtypes, op, build_unary)
+#define BINARY(name, dtypes, op)   EW(name, 2, 2, dtypes, op, build_fold)
 #define VARIADIC(name, dtypes, op) EW(name, 1, VN_FUSED_MAX_INPUTS, dtypes, op, build_fold)
 
 static const ew_def defs[] = {

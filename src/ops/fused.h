@@ -14,7 +14,7 @@
 #include "ops/ops_internal.h"
 
 #define VN_FUSED_MAX_INPUTS VN_BCAST_MAX_INPUTS
-#define VN_FUSED_MAX_REGS (VN_FUSED_MAX_INPUTS + VN_FUSED_MAX_INSTRS)
+#define VN_FUSED_MAX_REGS   (VN_FUSED_MAX_INPUTS + VN_FUSED_MAX_INSTRS)
 
 /* How an input is brought into scratch. */
 typedef enum vn_fused_class {

@@ -86,8 +86,8 @@ static void load_segment(vn_core *c, const fused_block *fb, vn_local dst, vn_gm 
     }
 }
 
-static void load_general(vn_core *c, const vn_fused_plan *p, const fused_block *fb,
-                         vn_local dst, vn_gm src, int32_t i, const tile_geom *g)
+static void load_general(vn_core *c, const vn_fused_plan *p, const fused_block *fb, vn_local dst,
+                         vn_gm src, int32_t i, const tile_geom *g)
 {
     const vn_bcast *b = &p->b;
     int64_t s1 = b->strides[i][b->rank - 1], s2 = b->strides[i][b->rank - 2];
@@ -175,14 +175,16 @@ static void take_inputs(vn_core *c, const vn_fused_plan *p, fused_block *fb, int
     }
 }
 
-static void exec_instr(vn_core *c, const vn_fused_plan *p, fused_block *fb, int32_t k,
-                       vn_local out, int64_t n)
+static void exec_instr(vn_core *c, const vn_fused_plan *p, fused_block *fb, int32_t k, vn_local out,
+                       int64_t n)
 {
     const vn_fused_instr *in = &p->prog.instrs[k];
     int32_t dst = p->prog.num_inputs + k;
     fb->regs[dst] = p->reg_kind[dst] == VN_REG_OUT ? out : fb->slots[p->reg_index[dst]];
     switch (vn_vop_kind_of(in->op)) {
-    case VN_VOP_UNARY: vn_vunary(c, in->op, fb->regs[dst], fb->regs[in->src0], n); break;
+    case VN_VOP_UNARY:
+        vn_vunary(c, in->op, fb->regs[dst], fb->regs[in->src0], n);
+        break;
     case VN_VOP_BINARY:
         vn_vbinary(c, in->op, fb->regs[dst], fb->regs[in->src0], fb->regs[in->src1], n);
         break;
@@ -192,11 +194,11 @@ static void exec_instr(vn_core *c, const vn_fused_plan *p, fused_block *fb, int3
     }
     /* Inputs read in place from their queue go back once read for the last time. */
     for (int32_t i = 0; i < p->prog.num_inputs; i++)
-        if (p->reg_kind[i] == VN_REG_QUEUE && p->last_use[i] == k) vn_free(c, fb->q[i], fb->regs[i]);
+        if (p->reg_kind[i] == VN_REG_QUEUE && p->last_use[i] == k)
+            vn_free(c, fb->q[i], fb->regs[i]);
 }
 
-static void compute_and_store(vn_core *c, const fused_args *a, fused_block *fb,
-                              const tile_geom *g)
+static void compute_and_store(vn_core *c, const fused_args *a, fused_block *fb, const tile_geom *g)
 {
     const vn_fused_plan *p = a->p;
     int64_t n = g->nrows * g->width;

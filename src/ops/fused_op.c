@@ -32,8 +32,9 @@ static vn_status fused_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs,
 }
 
 static const vn_op_def fused_def = {
-    "FusedElementwise", "vinci", 1, VN_FUSED_MAX_INPUTS, 1,
-    VN_DTYPES_FLOAT | VN_DTYPE_BIT(VN_I32), fused_infer, fused_plan, vn_fused_plan_free,
+    "FusedElementwise",  "vinci",    1,
+    VN_FUSED_MAX_INPUTS, 1,          VN_DTYPES_FLOAT | VN_DTYPE_BIT(VN_I32),
+    fused_infer,         fused_plan, vn_fused_plan_free,
     vn_fused_run};
 
 const vn_op_def *const *vn_ops_fused_table(int32_t *count)

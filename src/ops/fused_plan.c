@@ -14,7 +14,7 @@
 #include "ops/fused.h"
 
 #define TILE_TARGET 4096
-#define CAP_STEP 64
+#define CAP_STEP    64
 
 static bool only_inner_varies(const vn_bcast *b, int32_t i)
 {
@@ -44,10 +44,14 @@ static bool all_zero(const vn_bcast *b, int32_t i)
 static void classify(vn_fused_plan *p, bool allow_rowconst)
 {
     for (int32_t i = 0; i < p->prog.num_inputs; i++) {
-        if (same_as_output(&p->b, i)) p->cls[i] = VN_FUSED_FULL;
-        else if (all_zero(&p->b, i)) p->cls[i] = VN_FUSED_SCALAR;
-        else if (allow_rowconst && only_inner_varies(&p->b, i)) p->cls[i] = VN_FUSED_ROWCONST;
-        else p->cls[i] = VN_FUSED_GENERAL;
+        if (same_as_output(&p->b, i))
+            p->cls[i] = VN_FUSED_FULL;
+        else if (all_zero(&p->b, i))
+            p->cls[i] = VN_FUSED_SCALAR;
+        else if (allow_rowconst && only_inner_varies(&p->b, i))
+            p->cls[i] = VN_FUSED_ROWCONST;
+        else
+            p->cls[i] = VN_FUSED_GENERAL;
     }
     vn_fused_assign_registers(p);
 }
@@ -154,7 +158,10 @@ vn_status vn_fused_infer_shape(const vn_op_ctx *ctx, vn_tensor_desc *out)
     return vn_broadcast_shape(where, ctx->inputs, ctx->num_inputs, out);
 }
 
-void vn_fused_plan_free(void *plan_data) { free(plan_data); }
+void vn_fused_plan_free(void *plan_data)
+{
+    free(plan_data);
+}
 
 vn_status vn_fused_run(const vn_op_run_ctx *ctx)
 {

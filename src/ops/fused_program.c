@@ -11,7 +11,10 @@
 
 #include "ops/fused.h"
 
-static vn_dtype compute_dtype(vn_dtype io) { return io == VN_I32 ? VN_I32 : VN_F32; }
+static vn_dtype compute_dtype(vn_dtype io)
+{
+    return io == VN_I32 ? VN_I32 : VN_F32;
+}
 
 static vn_status check_src(const char *where, int32_t k, const char *name, int32_t src,
                            int32_t defined)
@@ -162,13 +165,16 @@ static const vn_attr *list_attr(const char *where, const vn_attrs *attrs, const 
     if (!ok || a->count < 1 || a->count > VN_FUSED_MAX_INSTRS)
         *st = vn_error(VN_ERR_INVALID_ARG, where,
                        "attribute '%s' must be a list of %s with %s values (1..%d)", name,
-                       type == VN_ATTR_INTS ? "ints" : "floats", n < 0 ? "the program's" : "as many",
-                       VN_FUSED_MAX_INSTRS);
+                       type == VN_ATTR_INTS ? "ints" : "floats",
+                       n < 0 ? "the program's" : "as many", VN_FUSED_MAX_INSTRS);
     return *st == VN_OK ? a : NULL;
 }
 
 /* Out-of-range register numbers become -1, which validation rejects. */
-static int16_t reg16(int64_t v) { return v < 0 || v > INT16_MAX ? -1 : (int16_t)v; }
+static int16_t reg16(int64_t v)
+{
+    return v < 0 || v > INT16_MAX ? -1 : (int16_t)v;
+}
 
 vn_status vn_fused_from_attrs(const char *where, const vn_attrs *attrs, int32_t num_inputs,
                               vn_fused_program *prog)

@@ -65,8 +65,7 @@ static vn_status norm_infer(const vn_op_ctx *ctx, vn_tensor_desc *outputs)
     double eps;
     if (vn_attrs_float(ctx->attrs, "epsilon", 1e-5, &eps) != VN_OK)
         return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'epsilon' must be a float");
-    if (!(eps >= 0.0))
-        return vn_error(VN_ERR_INVALID_ARG, where, "epsilon %g must be >= 0", eps);
+    if (!(eps >= 0.0)) return vn_error(VN_ERR_INVALID_ARG, where, "epsilon %g must be >= 0", eps);
     outputs[0] = *x;
     return VN_OK;
 }
@@ -99,7 +98,10 @@ static vn_status norm_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, 
     return VN_OK;
 }
 
-static void norm_plan_free(void *data) { free(data); }
+static void norm_plan_free(void *data)
+{
+    free(data);
+}
 
 static vn_status norm_run(const vn_op_run_ctx *ctx)
 {
@@ -110,8 +112,10 @@ static vn_status norm_run(const vn_op_run_ctx *ctx)
 }
 
 #define NORM(name, domain, mode)                                                                   \
-    {{name, domain, 2, 3, 1, VN_DTYPES_FLOAT, norm_infer, norm_plan, norm_plan_free, norm_run},  \
-     mode}
+    {                                                                                              \
+        {name, domain, 2, 3, 1, VN_DTYPES_FLOAT, norm_infer, norm_plan, norm_plan_free, norm_run}, \
+            mode                                                                                   \
+    }
 
 static const norm_def defs[] = {
     NORM("LayerNormalization", "", VN_ROWNORM_LAYER),

@@ -27,13 +27,28 @@ const vn_op_def *const *vn_ops_softmax_table(int32_t *count);
 
 /* ---- tiling arithmetic ------------------------------------------------------ */
 
-static inline int64_t vn_ops_round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
-static inline int64_t vn_ops_min(int64_t a, int64_t b) { return a < b ? a : b; }
-static inline int64_t vn_ops_max(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline int64_t vn_ops_div_up(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static inline int64_t vn_ops_round_up(int64_t x, int64_t m)
+{
+    return (x + m - 1) / m * m;
+}
+static inline int64_t vn_ops_min(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+static inline int64_t vn_ops_max(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+static inline int64_t vn_ops_div_up(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 /* Elements of `dtype` in one 32-byte block. */
-static inline int64_t vn_ops_epb(vn_dtype dtype) { return VN_BLOCK_BYTES / (int64_t)vn_dtype_size(dtype); }
+static inline int64_t vn_ops_epb(vn_dtype dtype)
+{
+    return VN_BLOCK_BYTES / (int64_t)vn_dtype_size(dtype);
+}
 
 /* Scratch row stride (elements) of a row of `ncols` elements of `dtype` laid
  * out by vn_copy_in_pad: the row rounded up to whole 32-byte blocks. */

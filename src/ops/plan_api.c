@@ -51,8 +51,8 @@ static vn_status check_input(const char *where, const vn_op_def *def, const vn_t
         return VN_OK;
     }
     if (in->rank < 0 || in->rank > VN_MAX_RANK)
-        return vn_error(VN_ERR_SHAPE, where, "input %d has rank %d (max %d)", (int)i,
-                        (int)in->rank, VN_MAX_RANK);
+        return vn_error(VN_ERR_SHAPE, where, "input %d has rank %d (max %d)", (int)i, (int)in->rank,
+                        VN_MAX_RANK);
     if (!vn_dtype_valid(in->dtype))
         return vn_error(VN_ERR_DTYPE, where, "input %d has invalid dtype %d", (int)i,
                         (int)in->dtype);
@@ -66,8 +66,8 @@ static vn_status check_input(const char *where, const vn_op_def *def, const vn_t
     return VN_OK;
 }
 
-static vn_status check_inputs(const char *where, const vn_op_def *def,
-                              const vn_tensor_desc *inputs, int32_t n)
+static vn_status check_inputs(const char *where, const vn_op_def *def, const vn_tensor_desc *inputs,
+                              int32_t n)
 {
     if (n < def->min_inputs || n > def->max_inputs) {
         if (def->min_inputs == def->max_inputs)
@@ -133,7 +133,10 @@ vn_status vn_op_plan_create(vn_device *device, const char *op_name, const vn_ten
     return VN_OK;
 }
 
-int32_t vn_op_plan_num_outputs(const vn_op_plan *plan) { return plan ? plan->num_outputs : 0; }
+int32_t vn_op_plan_num_outputs(const vn_op_plan *plan)
+{
+    return plan ? plan->num_outputs : 0;
+}
 
 const vn_tensor_desc *vn_op_plan_output(const vn_op_plan *plan, int32_t index)
 {
@@ -141,7 +144,10 @@ const vn_tensor_desc *vn_op_plan_output(const vn_op_plan *plan, int32_t index)
     return &plan->outputs[index];
 }
 
-size_t vn_op_plan_workspace(const vn_op_plan *plan) { return plan ? plan->workspace : 0; }
+size_t vn_op_plan_workspace(const vn_op_plan *plan)
+{
+    return plan ? plan->workspace : 0;
+}
 
 void vn_op_plan_destroy(vn_op_plan *plan)
 {
@@ -170,7 +176,8 @@ static vn_status check_tensor(const char *where, const char *what, int32_t i, co
     if (!same_desc(&t->desc, planned))
         return vn_error(t->desc.dtype != planned->dtype ? VN_ERR_DTYPE : VN_ERR_SHAPE, where,
                         "%s %d is %s, planned %s", what, (int)i,
-                        vn_desc_format(&t->desc, a, sizeof a), vn_desc_format(planned, b, sizeof b));
+                        vn_desc_format(&t->desc, a, sizeof a),
+                        vn_desc_format(planned, b, sizeof b));
     if (!t->data && vn_desc_numel(planned) > 0)
         return vn_error(VN_ERR_INVALID_ARG, where, "%s %d %s has no data (NULL)", what, (int)i,
                         vn_desc_format(planned, a, sizeof a));
@@ -213,7 +220,7 @@ vn_status vn_op_run(const vn_op_plan *plan, const vn_tensor *inputs, int32_t num
     bool any = false; /* empty outputs: nothing to compute, nothing launched */
     for (int32_t i = 0; i < num_outputs; i++) any |= vn_desc_numel(&plan->outputs[i]) > 0;
     if (!any) return VN_OK;
-    vn_op_run_ctx ctx = {plan->def, plan->device, plan->data, inputs,    num_inputs,
+    vn_op_run_ctx ctx = {plan->def, plan->device, plan->data, inputs, num_inputs,
                          outputs,   num_outputs,  workspace,  NULL};
     return plan->def->run(&ctx);
 }

@@ -25,14 +25,16 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static const vn_op_def **table;
 static int32_t table_len, table_cap;
 
-static const char *norm_domain(const char *domain) { return domain ? domain : ""; }
+static const char *norm_domain(const char *domain)
+{
+    return domain ? domain : "";
+}
 
 /* Caller holds `lock`. */
 static const vn_op_def *find_locked(const char *name, const char *domain)
 {
     for (int32_t i = 0; i < table_len; i++)
-        if (strcmp(table[i]->name, name) == 0 &&
-            strcmp(norm_domain(table[i]->domain), domain) == 0)
+        if (strcmp(table[i]->name, name) == 0 && strcmp(norm_domain(table[i]->domain), domain) == 0)
             return table[i];
     return NULL;
 }
@@ -64,14 +66,16 @@ static void register_builtins(void)
     pthread_mutex_unlock(&lock);
 }
 
-static void ensure_builtins(void) { pthread_once(&once, register_builtins); }
+static void ensure_builtins(void)
+{
+    pthread_once(&once, register_builtins);
+}
 
 static vn_status check_def(const vn_op_def *def)
 {
     const char *w = "vn_op_register";
     if (!def) return vn_error(VN_ERR_INVALID_ARG, w, "def is NULL");
-    if (!def->name || !def->name[0])
-        return vn_error(VN_ERR_INVALID_ARG, w, "operator has no name");
+    if (!def->name || !def->name[0]) return vn_error(VN_ERR_INVALID_ARG, w, "operator has no name");
     if (!def->infer || !def->run)
         return vn_error(VN_ERR_INVALID_ARG, w, "operator '%s' needs infer and run functions",
                         def->name);
@@ -93,8 +97,7 @@ vn_status vn_op_register(const vn_op_def *def)
     if (find_locked(def->name, domain)) {
         pthread_mutex_unlock(&lock);
         return vn_error(VN_ERR_INVALID_ARG, "vn_op_register",
-                        "an operator '%s' is already registered in domain '%s'", def->name,
-                        domain);
+                        "an operator '%s' is already registered in domain '%s'", def->name, domain);
     }
     st = append_locked(def);
     pthread_mutex_unlock(&lock);

@@ -67,11 +67,16 @@ void vn_ops_store_rows(vn_core *core, vn_gm dst, int64_t off, vn_local src, int6
 double vn_ops_local_value(vn_local t, int64_t index)
 {
     switch (t.dtype) {
-    case VN_F32: return vn_ptr(const float, t)[index];
-    case VN_F16: return vn_f16_to_f32(vn_ptr(const uint16_t, t)[index]);
-    case VN_BF16: return vn_bf16_to_f32(vn_ptr(const uint16_t, t)[index]);
-    case VN_I32: return vn_ptr(const int32_t, t)[index];
-    default: return 0.0;
+    case VN_F32:
+        return vn_ptr(const float, t)[index];
+    case VN_F16:
+        return vn_f16_to_f32(vn_ptr(const uint16_t, t)[index]);
+    case VN_BF16:
+        return vn_bf16_to_f32(vn_ptr(const uint16_t, t)[index]);
+    case VN_I32:
+        return vn_ptr(const int32_t, t)[index];
+    default:
+        return 0.0;
     }
 }
 

@@ -4,6 +4,11 @@
  * summed across chunks in double; the variance is two-pass (mean first,
  * then the mean of squared deviations), so no catastrophic cancellation.
  *
+ * The mean is refined in the second pass (the corrected two-pass algorithm):
+ * with m = the f32-rounded first-pass mean and d = x - m (exact near m),
+ * delta = sum(d) / H, var = sum(d^2) / H - delta^2, and the output is
+ * ((x - m) - delta) * rstd, so a large common offset costs no accuracy.
+ *
  * Per tile, in scratch (f32): work [R][W] (the rows), tmp [W] (squares),
  * gamma / beta [W] (loaded once per block when resident, per chunk when
  * streamed), stats (double mean / rstd per row). f16 / bf16 rows pass
@@ -16,9 +21,12 @@
 /* Elements of one tile of rows kept in scratch: big enough to amortise
  * per-tile calls, small enough to stay in L2 with its staging buffers. */
 #define ROW_TILE_TARGET 8192
-#define CHUNK_TARGET 8192
+#define CHUNK_TARGET    8192
 
-static int64_t io_cost(vn_dtype dt) { return dt == VN_F32 ? 0 : 4 * (int64_t)vn_dtype_size(dt); }
+static int64_t io_cost(vn_dtype dt)
+{
+    return dt == VN_F32 ? 0 : 4 * (int64_t)vn_dtype_size(dt);
+}
 
 static void choose_streamed(vn_rownorm_plan *p, int64_t budget)
 {
@@ -34,7 +42,7 @@ vn_status vn_rownorm_plan_build(const char *where, vn_device *device, vn_rownorm
 {
     int64_t budget = vn_device_arena_size(device, VN_ARENA_UB) - VN_OPS_UB_MARGIN - 64;
     int64_t w = vn_ops_row_width(p->H, p->dtype);
-    int64_t fixed = 12 * w, per_row = 4 * w + io_cost(p->dtype) * w + 16;
+    int64_t fixed = 12 * w, per_row = 4 * w + io_cost(p->dtype) * w + 24;
     if (budget < 64 * (16 + io_cost(p->dtype)))
         return vn_error(VN_ERR_UNSUPPORTED, where, "UB of %lld bytes is too small",
                         (long long)(budget + VN_OPS_UB_MARGIN + 64));
@@ -64,7 +72,7 @@ typedef struct rownorm_args {
 typedef struct rownorm_block {
     vn_queue *qin, *qout; /* NULL for f32 */
     vn_local work, tmp, gamma, beta, red;
-    double *mean, *rstd; /* per row of the tile */
+    double *mean, *delta, *rstd; /* per row of the tile */
 } rownorm_block;
 
 static void carve(vn_core *c, const vn_rownorm_plan *p, rownorm_block *b)
@@ -80,9 +88,10 @@ static void carve(vn_core *c, const vn_rownorm_plan *p, rownorm_block *b)
     b->gamma = vn_buf_new(c, VN_VECCALC, w, VN_F32);
     b->beta = vn_buf_new(c, VN_VECCALC, w, VN_F32);
     b->red = vn_buf_new(c, VN_VECCALC, 8, VN_F32);
-    vn_local stats = vn_buf_new(c, VN_VECCALC, 2 * p->R, VN_I64);
+    vn_local stats = vn_buf_new(c, VN_VECCALC, 3 * p->R, VN_I64);
     b->mean = vn_ptr(double, stats);
-    b->rstd = b->mean + p->R;
+    b->delta = b->mean + p->R;
+    b->rstd = b->delta + p->R;
 }
 
 static double reduce_sum(vn_core *c, const rownorm_block *b, vn_local src, int64_t n)
@@ -98,7 +107,8 @@ static void pass_sum(vn_core *c, const rownorm_block *b, int64_t nrows, int64_t 
         b->mean[j] += reduce_sum(c, b, vn_local_at(c, b->work, j * w), ncols);
 }
 
-/* Pass 2: sums of squared deviations (LayerNorm) or of squares (RMS) into rstd[]. */
+/* Pass 2: sums of deviations into delta[] and of their squares into rstd[]
+ * (LayerNorm), or of squares (RMS). */
 static void pass_squares(vn_core *c, const vn_rownorm_plan *p, const rownorm_block *b,
                          int64_t nrows, int64_t ncols, int64_t w)
 {
@@ -106,6 +116,7 @@ static void pass_squares(vn_core *c, const vn_rownorm_plan *p, const rownorm_blo
         vn_local row = vn_local_at(c, b->work, j * w);
         if (p->mode == VN_ROWNORM_LAYER) {
             vn_adds(c, b->tmp, row, -b->mean[j], ncols);
+            b->delta[j] += reduce_sum(c, b, b->tmp, ncols);
             vn_mul(c, b->tmp, b->tmp, b->tmp, ncols);
         } else {
             vn_mul(c, b->tmp, row, row, ncols);
@@ -120,7 +131,10 @@ static void pass_normalise(vn_core *c, const vn_rownorm_plan *p, const rownorm_b
 {
     for (int64_t j = 0; j < nrows; j++) {
         vn_local row = vn_local_at(c, b->work, j * w);
-        if (p->mode == VN_ROWNORM_LAYER) vn_adds(c, row, row, -b->mean[j], ncols);
+        if (p->mode == VN_ROWNORM_LAYER) {
+            vn_adds(c, row, row, -b->mean[j], ncols);
+            vn_adds(c, row, row, -b->delta[j], ncols);
+        }
         vn_muls(c, row, row, b->rstd[j], ncols);
         vn_mul(c, row, row, b->gamma, ncols);
         if (p->has_bias) vn_add(c, row, row, b->beta, ncols);
@@ -129,18 +143,22 @@ static void pass_normalise(vn_core *c, const vn_rownorm_plan *p, const rownorm_b
 
 static void start_stats(const vn_rownorm_plan *p, const rownorm_block *b)
 {
-    for (int64_t j = 0; j < p->R; j++) b->mean[j] = b->rstd[j] = 0.0;
+    for (int64_t j = 0; j < p->R; j++) b->mean[j] = b->delta[j] = b->rstd[j] = 0.0;
 }
 
 static void finish_mean(const vn_rownorm_plan *p, const rownorm_block *b, int64_t nrows)
 {
-    for (int64_t j = 0; j < nrows; j++) b->mean[j] /= (double)p->H;
+    /* Rounded to f32: the value vn_adds subtracts, so d = x - m is what pass 2 sums. */
+    for (int64_t j = 0; j < nrows; j++) b->mean[j] = (float)(b->mean[j] / (double)p->H);
 }
 
 static void finish_rstd(const vn_rownorm_plan *p, const rownorm_block *b, int64_t nrows)
 {
-    for (int64_t j = 0; j < nrows; j++)
-        b->rstd[j] = 1.0 / sqrt(b->rstd[j] / (double)p->H + p->eps);
+    for (int64_t j = 0; j < nrows; j++) {
+        double h = (double)p->H, d = b->delta[j] / h, var = b->rstd[j] / h - d * d;
+        b->delta[j] = d;
+        b->rstd[j] = 1.0 / sqrt((var > 0 ? var : 0) + p->eps);
+    }
 }
 
 static void load_params(vn_core *c, const rownorm_args *a, const rownorm_block *b, int64_t col0,
@@ -173,8 +191,10 @@ static void streamed_row(vn_core *c, const rownorm_args *a, const rownorm_block 
             int64_t col0 = k * p->C, n = vn_ops_min(p->C, p->H - col0);
             int64_t w = vn_ops_row_width(n, p->dtype);
             vn_ops_load_f32(c, b->qin, b->work, a->x, row * p->H + col0, 1, n, n);
-            if (pass == 0) pass_sum(c, b, 1, n, w);
-            else if (pass == 1) pass_squares(c, p, b, 1, n, w);
+            if (pass == 0)
+                pass_sum(c, b, 1, n, w);
+            else if (pass == 1)
+                pass_squares(c, p, b, 1, n, w);
             else {
                 load_params(c, a, b, col0, n);
                 pass_normalise(c, p, b, 1, n, w);
@@ -200,8 +220,10 @@ static void rownorm_kernel(vn_core *c, const void *args)
         vn_set_loop(c, t);
         int64_t row0 = t * p->R, nrows = vn_ops_min(p->R, p->rows - row0);
         start_stats(p, &b);
-        if (p->cpr == 1) resident_tile(c, a, &b, row0, nrows);
-        else streamed_row(c, a, &b, row0);
+        if (p->cpr == 1)
+            resident_tile(c, a, &b, row0, nrows);
+        else
+            streamed_row(c, a, &b, row0);
     }
 }
 
@@ -214,8 +236,7 @@ vn_status vn_rownorm_execute(vn_device *device, const vn_rownorm_plan *p, const 
                       vn_gm_make((void *)scale, p->dtype, p->H),
                       vn_gm_make((void *)bias, p->dtype, bias ? p->H : 0),
                       vn_gm_make(y, p->dtype, p->rows * p->H)};
-    vn_launch_desc d = {rownorm_kernel,
-                        p->mode == VN_ROWNORM_LAYER ? "layer_norm" : "rms_norm", p->block_dim,
-                        &a, -1};
+    vn_launch_desc d = {rownorm_kernel, p->mode == VN_ROWNORM_LAYER ? "layer_norm" : "rms_norm",
+                        p->block_dim, &a, -1};
     return vn_launch(device, &d, counters);
 }

@@ -60,7 +60,10 @@ static vn_status softmax_plan(const vn_op_ctx *ctx, const vn_tensor_desc *output
     return VN_OK;
 }
 
-static void softmax_plan_free(void *data) { free(data); }
+static void softmax_plan_free(void *data)
+{
+    free(data);
+}
 
 static vn_status softmax_run(const vn_op_run_ctx *ctx)
 {
@@ -69,9 +72,11 @@ static vn_status softmax_run(const vn_op_run_ctx *ctx)
 }
 
 #define SOFTMAX(name, log)                                                                         \
-    {{name, "", 1, 1, 1, VN_DTYPES_FLOAT, softmax_infer, softmax_plan, softmax_plan_free,        \
-      softmax_run},                                                                                \
-     log}
+    {                                                                                              \
+        {name,       "", 1, 1, 1, VN_DTYPES_FLOAT, softmax_infer, softmax_plan, softmax_plan_free, \
+         softmax_run},                                                                             \
+            log                                                                                    \
+    }
 
 static const softmax_def defs[] = {SOFTMAX("Softmax", false), SOFTMAX("LogSoftmax", true)};
 

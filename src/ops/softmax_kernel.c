@@ -18,10 +18,10 @@ typedef struct softmax_args {
 } softmax_args;
 
 typedef struct softmax_block {
-    vn_queue *qin, *qout;        /* NULL for f32 */
-    vn_local work, tmp, red;     /* work: [R][W]; tmp: one row of W */
-    vn_local mvec, svec;         /* columns: max and sum vectors */
-    double *m, *s;               /* rows: per-row max and sum */
+    vn_queue *qin, *qout;    /* NULL for f32 */
+    vn_local work, tmp, red; /* work: [R][W]; tmp: one row of W */
+    vn_local mvec, svec;     /* columns: max and sum vectors */
+    double *m, *s;           /* rows: per-row max and sum */
 } softmax_block;
 
 /* Where chunk k of a tile lies: element offset, rows and columns in scratch. */
@@ -96,8 +96,8 @@ static void rows_sum(vn_core *c, const softmax_block *b, const chunk *ch, bool i
     }
 }
 
-static void rows_out(vn_core *c, const vn_softmax_plan *p, const softmax_block *b,
-                     const chunk *ch, bool have_exp)
+static void rows_out(vn_core *c, const vn_softmax_plan *p, const softmax_block *b, const chunk *ch,
+                     bool have_exp)
 {
     for (int64_t j = 0; j < ch->nrows; j++) {
         vn_local row = vn_local_at(c, b->work, j * ch->width);
@@ -129,8 +129,8 @@ static void cols_sum(vn_core *c, const softmax_block *b, const chunk *ch, bool i
     }
 }
 
-static void cols_out(vn_core *c, const vn_softmax_plan *p, const softmax_block *b,
-                     const chunk *ch, bool have_exp)
+static void cols_out(vn_core *c, const vn_softmax_plan *p, const softmax_block *b, const chunk *ch,
+                     bool have_exp)
 {
     for (int64_t a = 0; a < ch->nrows; a++) {
         vn_local row = vn_local_at(c, b->work, a * ch->width);
@@ -164,8 +164,10 @@ static void finish_sum(vn_core *c, const vn_softmax_plan *p, const softmax_block
                        const chunk *ch)
 {
     if (!p->columns) return; /* rows use log / 1 / s directly */
-    if (p->log) vn_ln(c, b->svec, b->svec, ch->width);
-    else vn_reciprocal(c, b->svec, b->svec, ch->width);
+    if (p->log)
+        vn_ln(c, b->svec, b->svec, ch->width);
+    else
+        vn_reciprocal(c, b->svec, b->svec, ch->width);
 }
 
 static void load(vn_core *c, const softmax_args *a, const softmax_block *b, const chunk *ch)
@@ -177,9 +179,12 @@ static void pass(vn_core *c, const softmax_args *a, const softmax_block *b, cons
                  int32_t which, bool in_place)
 {
     const vn_softmax_plan *p = a->p;
-    if (which == 0) p->columns ? cols_max(c, b, ch) : rows_max(c, b, ch);
-    else if (which == 1) p->columns ? cols_sum(c, b, ch, in_place) : rows_sum(c, b, ch, in_place);
-    else p->columns ? cols_out(c, p, b, ch, in_place) : rows_out(c, p, b, ch, in_place);
+    if (which == 0)
+        p->columns ? cols_max(c, b, ch) : rows_max(c, b, ch);
+    else if (which == 1)
+        p->columns ? cols_sum(c, b, ch, in_place) : rows_sum(c, b, ch, in_place);
+    else
+        p->columns ? cols_out(c, p, b, ch, in_place) : rows_out(c, p, b, ch, in_place);
 }
 
 static void softmax_tile(vn_core *c, const softmax_args *a, const softmax_block *b, int64_t t)

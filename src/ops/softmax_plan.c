@@ -6,11 +6,14 @@
 #include "ops/softmax.h"
 
 #define ROW_TILE_TARGET 8192
-#define CHUNK_TARGET 8192
-#define COL_TARGET 512 /* columns per tile: 2 KiB f32 rows, long vector runs */
-#define COL_MIN 64
+#define CHUNK_TARGET    8192
+#define COL_TARGET      512 /* columns per tile: 2 KiB f32 rows, long vector runs */
+#define COL_MIN         64
 
-static int64_t io_cost(vn_dtype dt) { return dt == VN_F32 ? 0 : 4 * (int64_t)vn_dtype_size(dt); }
+static int64_t io_cost(vn_dtype dt)
+{
+    return dt == VN_F32 ? 0 : 4 * (int64_t)vn_dtype_size(dt);
+}
 
 static void plan_rows(vn_softmax_plan *p, int64_t budget)
 {
@@ -39,9 +42,11 @@ static int64_t col_rows(const vn_softmax_plan *p, int64_t budget, int64_t c)
     return (budget - 12 * w) / ((4 + io_cost(p->dtype)) * w);
 }
 
-static void plan_columns(vn_softmax_plan *p, int64_t budget)
+static void plan_columns(vn_softmax_plan *p, int64_t budget, int64_t workers)
 {
     int64_t start = vn_ops_min(vn_ops_round_up(p->inner, vn_ops_epb(p->dtype)), COL_TARGET);
+    /* Narrower column groups when there are fewer tiles than workers. */
+    while (start / 2 >= COL_MIN && p->outer * vn_ops_div_up(p->inner, start) < workers) start /= 2;
     int64_t c = start;
     while (col_rows(p, budget, c) < p->A && c / 2 >= COL_MIN) c /= 2;
     if (col_rows(p, budget, c) < p->A) { /* streamed: keep runs long */
@@ -65,8 +70,10 @@ vn_status vn_softmax_plan_build(const char *where, vn_device *device, vn_softmax
     p->tiles = 0;
     if (p->outer * p->A * p->inner == 0) return VN_OK;
     p->columns = p->inner > 1;
-    if (p->columns) plan_columns(p, budget);
-    else plan_rows(p, budget);
+    if (p->columns)
+        plan_columns(p, budget, vn_device_num_workers(device));
+    else
+        plan_rows(p, budget);
     int64_t tile_elems = p->columns ? p->C * p->A : p->R * p->A;
     p->block_dim = vn_ops_block_dim(device, p->tiles, tile_elems);
     return VN_OK;

@@ -21,22 +21,36 @@
 static void put(vn_dtype dt, void *p, int64_t i, double v)
 {
     switch (dt) {
-    case VN_F32: ((float *)p)[i] = (float)v; break;
-    case VN_F16: ((uint16_t *)p)[i] = vn_f32_to_f16((float)v); break;
-    case VN_BF16: ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v); break;
-    case VN_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-    default: break;
+    case VN_F32:
+        ((float *)p)[i] = (float)v;
+        break;
+    case VN_F16:
+        ((uint16_t *)p)[i] = vn_f32_to_f16((float)v);
+        break;
+    case VN_BF16:
+        ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v);
+        break;
+    case VN_I32:
+        ((int32_t *)p)[i] = (int32_t)v;
+        break;
+    default:
+        break;
     }
 }
 
 static double get(vn_dtype dt, const void *p, int64_t i)
 {
     switch (dt) {
-    case VN_F32: return ((const float *)p)[i];
-    case VN_F16: return vn_f16_to_f32(((const uint16_t *)p)[i]);
-    case VN_BF16: return vn_bf16_to_f32(((const uint16_t *)p)[i]);
-    case VN_I32: return ((const int32_t *)p)[i];
-    default: return 0;
+    case VN_F32:
+        return ((const float *)p)[i];
+    case VN_F16:
+        return vn_f16_to_f32(((const uint16_t *)p)[i]);
+    case VN_BF16:
+        return vn_bf16_to_f32(((const uint16_t *)p)[i]);
+    case VN_I32:
+        return ((const int32_t *)p)[i];
+    default:
+        return 0;
     }
 }
 
@@ -65,23 +79,74 @@ static vn_tensor make(vt_rng *r, vn_tensor_desc d, double lo, double hi)
 /* ---- references ------------------------------------------------------------------------ */
 
 typedef double (*ref_fn)(double a, double b, double s);
-static double r_add(double a, double b, double s) { return a + b; }
-static double r_sub(double a, double b, double s) { return a - b; }
-static double r_mul(double a, double b, double s) { return a * b; }
-static double r_div(double a, double b, double s) { return a / b; }
-static double r_max(double a, double b, double s) { return a > b ? a : b; }
-static double r_min(double a, double b, double s) { return a < b ? a : b; }
-static double r_relu(double a, double b, double s) { return a > 0 ? a : 0; }
-static double r_leaky(double a, double b, double s) { return a >= 0 ? a : s * a; }
-static double r_abs(double a, double b, double s) { return fabs(a); }
-static double r_neg(double a, double b, double s) { return -a; }
-static double r_exp(double a, double b, double s) { return exp(a); }
-static double r_log(double a, double b, double s) { return log(a); }
-static double r_sqrt(double a, double b, double s) { return sqrt(a); }
-static double r_recip(double a, double b, double s) { return 1.0 / a; }
-static double r_sigmoid(double a, double b, double s) { return 1.0 / (1.0 + exp(-a)); }
-static double r_tanh(double a, double b, double s) { return tanh(a); }
-static double r_gelu(double a, double b, double s) { return 0.5 * a * (1.0 + erf(a / sqrt(2.0))); }
+static double r_add(double a, double b, double s)
+{
+    return a + b;
+}
+static double r_sub(double a, double b, double s)
+{
+    return a - b;
+}
+static double r_mul(double a, double b, double s)
+{
+    return a * b;
+}
+static double r_div(double a, double b, double s)
+{
+    return a / b;
+}
+static double r_max(double a, double b, double s)
+{
+    return a > b ? a : b;
+}
+static double r_min(double a, double b, double s)
+{
+    return a < b ? a : b;
+}
+static double r_relu(double a, double b, double s)
+{
+    return a > 0 ? a : 0;
+}
+static double r_leaky(double a, double b, double s)
+{
+    return a >= 0 ? a : s * a;
+}
+static double r_abs(double a, double b, double s)
+{
+    return fabs(a);
+}
+static double r_neg(double a, double b, double s)
+{
+    return -a;
+}
+static double r_exp(double a, double b, double s)
+{
+    return exp(a);
+}
+static double r_log(double a, double b, double s)
+{
+    return log(a);
+}
+static double r_sqrt(double a, double b, double s)
+{
+    return sqrt(a);
+}
+static double r_recip(double a, double b, double s)
+{
+    return 1.0 / a;
+}
+static double r_sigmoid(double a, double b, double s)
+{
+    return 1.0 / (1.0 + exp(-a));
+}
+static double r_tanh(double a, double b, double s)
+{
+    return tanh(a);
+}
+static double r_gelu(double a, double b, double s)
+{
+    return 0.5 * a * (1.0 + erf(a / sqrt(2.0)));
+}
 static double r_gelu_tanh(double a, double b, double s)
 {
     return 0.5 * a * (1.0 + tanh(sqrt(2.0 / M_PI) * (a + 0.044715 * a * a * a)));
@@ -282,8 +347,8 @@ static void test_empty_tensors(void)
     int64_t d0[2] = {0, 4}, d1[1] = {4};
     vn_tensor in[2] = {make(&r, desc(VN_F32, 2, d0), 0, 1), make(&r, desc(VN_F32, 1, d1), 0, 1)};
     vn_op_plan *plan = NULL;
-    VT_OK(vn_op_plan_create(NULL, "Add", (vn_tensor_desc[]){in[0].desc, in[1].desc}, 2, NULL,
-                            &plan));
+    VT_OK(
+        vn_op_plan_create(NULL, "Add", (vn_tensor_desc[]){in[0].desc, in[1].desc}, 2, NULL, &plan));
     const vn_tensor_desc *o = vn_op_plan_output(plan, 0);
     VT_CHECK(o->rank == 2 && o->dims[0] == 0 && o->dims[1] == 4, "output [0,4]");
     vn_tensor out = {*o, NULL}; /* NULL data is fine for an empty tensor */
@@ -333,6 +398,28 @@ static void test_variadic(void)
     for (int i = 0; i < 3; i++) free(in[i].data);
 }
 
+static void test_in_place(void)
+{
+    vt_rng r = {21};
+    int64_t da[2] = {300, 1000}, db[1] = {1000};
+    vn_tensor in[2] = {make(&r, desc(VN_F32, 2, da), -2, 2), make(&r, desc(VN_F32, 1, db), -2, 2)};
+    float *copy = malloc(300 * 1000 * sizeof *copy);
+    memcpy(copy, in[0].data, 300 * 1000 * sizeof *copy);
+    vn_op_plan *plan = NULL;
+    VT_OK(
+        vn_op_plan_create(NULL, "Add", (vn_tensor_desc[]){in[0].desc, in[1].desc}, 2, NULL, &plan));
+    vn_tensor out = in[0]; /* y = x + b written over x */
+    VT_OK(vn_op_run(plan, in, 2, &out, 1, NULL));
+    const float *y = out.data, *b = in[1].data;
+    int bad = 0;
+    for (int i = 0; i < 300 * 1000; i++) bad += y[i] != copy[i] + b[i % 1000];
+    VT_CHECK(bad == 0, "%d mismatches", bad);
+    vn_op_plan_destroy(plan);
+    free(copy);
+    free(in[0].data);
+    free(in[1].data);
+}
+
 /* ---- one plan, two threads ---------------------------------------------------------------- */
 
 typedef struct thread_job {
@@ -344,7 +431,8 @@ typedef struct thread_job {
 static void *thread_main(void *p)
 {
     thread_job *j = p;
-    for (int k = 0; k < 20 && j->st == VN_OK; k++) j->st = vn_op_run(j->plan, j->in, 2, &j->out, 1, NULL);
+    for (int k = 0; k < 20 && j->st == VN_OK; k++)
+        j->st = vn_op_run(j->plan, j->in, 2, &j->out, 1, NULL);
     return NULL;
 }
 
@@ -387,6 +475,7 @@ int main(void)
     VT_RUN(test_broadcast_shapes);
     VT_RUN(test_empty_tensors);
     VT_RUN(test_variadic);
+    VT_RUN(test_in_place);
     VT_RUN(test_plan_from_two_threads);
     return vt_summary();
 }

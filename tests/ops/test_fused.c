@@ -19,22 +19,36 @@
 static void put(vn_dtype dt, void *p, int64_t i, double v)
 {
     switch (dt) {
-    case VN_F32: ((float *)p)[i] = (float)v; break;
-    case VN_F16: ((uint16_t *)p)[i] = vn_f32_to_f16((float)v); break;
-    case VN_BF16: ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v); break;
-    case VN_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-    default: break;
+    case VN_F32:
+        ((float *)p)[i] = (float)v;
+        break;
+    case VN_F16:
+        ((uint16_t *)p)[i] = vn_f32_to_f16((float)v);
+        break;
+    case VN_BF16:
+        ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v);
+        break;
+    case VN_I32:
+        ((int32_t *)p)[i] = (int32_t)v;
+        break;
+    default:
+        break;
     }
 }
 
 static double get(vn_dtype dt, const void *p, int64_t i)
 {
     switch (dt) {
-    case VN_F32: return ((const float *)p)[i];
-    case VN_F16: return vn_f16_to_f32(((const uint16_t *)p)[i]);
-    case VN_BF16: return vn_bf16_to_f32(((const uint16_t *)p)[i]);
-    case VN_I32: return ((const int32_t *)p)[i];
-    default: return 0;
+    case VN_F32:
+        return ((const float *)p)[i];
+    case VN_F16:
+        return vn_f16_to_f32(((const uint16_t *)p)[i]);
+    case VN_BF16:
+        return vn_bf16_to_f32(((const uint16_t *)p)[i]);
+    case VN_I32:
+        return ((const int32_t *)p)[i];
+    default:
+        return 0;
     }
 }
 
@@ -51,30 +65,54 @@ static vn_tensor_desc desc(vn_dtype dt, int32_t rank, const int64_t *dims)
 static double vop_ref(vn_vop op, double a, double b, double s, bool ints)
 {
     switch (op) {
-    case VN_VOP_ABS: return fabs(a);
-    case VN_VOP_EXP: return exp(a);
-    case VN_VOP_LN: return log(a);
-    case VN_VOP_SQRT: return sqrt(a);
-    case VN_VOP_RSQRT: return 1 / sqrt(a);
-    case VN_VOP_RECIPROCAL: return 1 / a;
-    case VN_VOP_RELU: return a > 0 ? a : 0;
-    case VN_VOP_NEG: return -a;
-    case VN_VOP_SIGMOID: return 1 / (1 + exp(-a));
-    case VN_VOP_TANH: return tanh(a);
-    case VN_VOP_GELU: return 0.5 * a * (1 + erf(a / sqrt(2.0)));
-    case VN_VOP_SILU: return a / (1 + exp(-a));
-    case VN_VOP_ADD: return a + b;
-    case VN_VOP_SUB: return a - b;
-    case VN_VOP_MUL: return a * b;
-    case VN_VOP_DIV: return a / b;
-    case VN_VOP_MAX: return a > b ? a : b;
-    case VN_VOP_MIN: return a < b ? a : b;
-    case VN_VOP_ADDS: return a + (ints ? nearbyint(s) : s);
-    case VN_VOP_MULS: return a * (ints ? nearbyint(s) : s);
-    case VN_VOP_MAXS: return a > s ? a : s;
-    case VN_VOP_MINS: return a < s ? a : s;
-    case VN_VOP_LEAKY_RELU: return a >= 0 ? a : s * a;
-    default: return NAN;
+    case VN_VOP_ABS:
+        return fabs(a);
+    case VN_VOP_EXP:
+        return exp(a);
+    case VN_VOP_LN:
+        return log(a);
+    case VN_VOP_SQRT:
+        return sqrt(a);
+    case VN_VOP_RSQRT:
+        return 1 / sqrt(a);
+    case VN_VOP_RECIPROCAL:
+        return 1 / a;
+    case VN_VOP_RELU:
+        return a > 0 ? a : 0;
+    case VN_VOP_NEG:
+        return -a;
+    case VN_VOP_SIGMOID:
+        return 1 / (1 + exp(-a));
+    case VN_VOP_TANH:
+        return tanh(a);
+    case VN_VOP_GELU:
+        return 0.5 * a * (1 + erf(a / sqrt(2.0)));
+    case VN_VOP_SILU:
+        return a / (1 + exp(-a));
+    case VN_VOP_ADD:
+        return a + b;
+    case VN_VOP_SUB:
+        return a - b;
+    case VN_VOP_MUL:
+        return a * b;
+    case VN_VOP_DIV:
+        return a / b;
+    case VN_VOP_MAX:
+        return a > b ? a : b;
+    case VN_VOP_MIN:
+        return a < b ? a : b;
+    case VN_VOP_ADDS:
+        return a + (ints ? nearbyint(s) : s);
+    case VN_VOP_MULS:
+        return a * (ints ? nearbyint(s) : s);
+    case VN_VOP_MAXS:
+        return a > s ? a : s;
+    case VN_VOP_MINS:
+        return a < s ? a : s;
+    case VN_VOP_LEAKY_RELU:
+        return a >= 0 ? a : s * a;
+    default:
+        return NAN;
     }
 }
 
@@ -144,8 +182,8 @@ static int64_t check_program(vn_device *dev, const vn_fused_program *g, vn_dtype
     for (int64_t e = 0; e < numel && st == VN_OK; e++) {
         double got = get(dt, out.data, e);
         if (!(fabs(got - ref[e]) <= atol + rtol * fabs(ref[e])) && bad++ < 3)
-            fprintf(stderr, "    %s [%lld]: got %.9g want %.9g\n", vn_dtype_name(dt),
-                    (long long)e, got, ref[e]);
+            fprintf(stderr, "    %s [%lld]: got %.9g want %.9g\n", vn_dtype_name(dt), (long long)e,
+                    got, ref[e]);
     }
     free(ref);
     free(out.data);
@@ -156,8 +194,7 @@ static int64_t check_program(vn_device *dev, const vn_fused_program *g, vn_dtype
 
 #define I(op, a, b, s) ((vn_fused_instr){op, a, b, s})
 
-static const vn_fused_program relu_add = {
-    2, 2, {I(VN_VOP_ADD, 0, 1, 0), I(VN_VOP_RELU, 2, -1, 0)}};
+static const vn_fused_program relu_add = {2, 2, {I(VN_VOP_ADD, 0, 1, 0), I(VN_VOP_RELU, 2, -1, 0)}};
 
 /* x [A,B,N], bias [N], scale [], gate [A,1,N]: ten instructions, x read again
  * at the end (a long-lived register). */
@@ -169,12 +206,12 @@ static const vn_fused_program chain = {
      I(VN_VOP_MAXS, 9, -1, -0.25), I(VN_VOP_LEAKY_RELU, 10, -1, 0.1), I(VN_VOP_SUB, 11, 0, 0),
      I(VN_VOP_MINS, 12, -1, 3)}};
 
-static const vn_fused_program int_chain = {
-    3,
-    7,
-    {I(VN_VOP_ADD, 0, 1, 0), I(VN_VOP_MULS, 3, -1, 3), I(VN_VOP_MAXS, 4, -1, -5),
-     I(VN_VOP_SUB, 5, 2, 0), I(VN_VOP_ABS, 6, -1, 0), I(VN_VOP_NEG, 7, -1, 0),
-     I(VN_VOP_MINS, 8, -1, -2)}};
+static const vn_fused_program int_chain = {3,
+                                           7,
+                                           {I(VN_VOP_ADD, 0, 1, 0), I(VN_VOP_MULS, 3, -1, 3),
+                                            I(VN_VOP_MAXS, 4, -1, -5), I(VN_VOP_SUB, 5, 2, 0),
+                                            I(VN_VOP_ABS, 6, -1, 0), I(VN_VOP_NEG, 7, -1, 0),
+                                            I(VN_VOP_MINS, 8, -1, -2)}};
 
 static void test_relu_add(void)
 {
@@ -200,21 +237,23 @@ static void test_long_chain(void)
     for (int t = 0; t < 3; t++)
         for (int s = 0; s < 4; s++) {
             const int64_t *x = shapes[s];
-            vn_tensor_desc d[4] = {desc(VN_F32, 3, x), desc(VN_F32, 1, &x[2]), desc(VN_F32, 0, NULL),
+            vn_tensor_desc d[4] = {desc(VN_F32, 3, x), desc(VN_F32, 1, &x[2]),
+                                   desc(VN_F32, 0, NULL),
                                    desc(VN_F32, 3, (int64_t[]){x[0], 1, x[2]})};
             int64_t bad = check_program(NULL, &chain, dts[t], d, -3, 3);
             VT_CHECK(bad == 0, "chain %s [%lld,%lld,%lld]: %lld mismatches", vn_dtype_name(dts[t]),
                      (long long)x[0], (long long)x[1], (long long)x[2], (long long)bad);
         }
-    vn_tensor_desc di[3] = {desc(VN_F32, 2, (int64_t[]){50, 70}), desc(VN_F32, 2, (int64_t[]){50, 1}),
-                            desc(VN_F32, 0, NULL)};
+    vn_tensor_desc di[3] = {desc(VN_F32, 2, (int64_t[]){50, 70}),
+                            desc(VN_F32, 2, (int64_t[]){50, 1}), desc(VN_F32, 0, NULL)};
     VT_CHECK(check_program(NULL, &int_chain, VN_I32, di, -100, 100) == 0, "int chain");
 }
 
 static void test_register_reuse(void)
 {
     /* r1 unused; r0 read twice by one instruction; r2 read only at the end */
-    vn_fused_program g = {3, 4,
+    vn_fused_program g = {3,
+                          4,
                           {I(VN_VOP_MUL, 0, 0, 0), I(VN_VOP_EXP, 3, -1, 0), I(VN_VOP_NEG, 4, -1, 0),
                            I(VN_VOP_ADD, 5, 2, 0)}};
     vn_tensor_desc d[3] = {desc(VN_F32, 1, (int64_t[]){5000}), desc(VN_F32, 1, (int64_t[]){5000}),
@@ -263,8 +302,8 @@ static void test_attribute_form(void)
     VT_CHECK(bad == 0, "%d mismatches", bad);
     vn_op_plan_destroy(plan);
     /* a missing program */
-    VT_CHECK(vn_op_plan_create(NULL, "vinci::FusedElementwise", (vn_tensor_desc[]){d, d}, 2,
-                               NULL, &plan) == VN_ERR_INVALID_ARG,
+    VT_CHECK(vn_op_plan_create(NULL, "vinci::FusedElementwise", (vn_tensor_desc[]){d, d}, 2, NULL,
+                               &plan) == VN_ERR_INVALID_ARG,
              "missing ops attribute");
     VT_CONTAINS(vn_last_error(), "FusedElementwise");
     VT_CONTAINS(vn_last_error(), "'ops'");
