@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing vinci needs (Debian packages), if missing.
 # Idempotent; used by run.sh and test.sh so a fresh machine needs nothing else.
+#   --python  also create .venv with the onnx and numpy packages that
+#             scripts/gen_test_models.py needs (the graph tests skip without it).
 set -euo pipefail
 need=()
 command -v cmake >/dev/null || need+=(cmake)
@@ -11,4 +13,14 @@ if ((${#need[@]})); then
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}"
+fi
+if [ "${1:-}" = "--python" ]; then
+    cd "$(dirname "$0")/.."
+    # onnx 1.22.0 is pinned: it is the last release that ships the backend node
+    # tests as files (the conformance runner reads them).
+    if ! .venv/bin/python -c 'import onnx, numpy; assert onnx.__version__ == "1.22.0"' 2>/dev/null; then
+        echo "setup: creating .venv with onnx==1.22.0 and numpy"
+        python3 -m venv .venv
+        .venv/bin/pip install -q onnx==1.22.0 numpy
+    fi
 fi

@@ -5,7 +5,7 @@
 # Prints ctest's summary for each job and exits non-zero if any test failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+./scripts/setup.sh --python # .venv with onnx + numpy: the graph tests read real ONNX files
 jobs=$(nproc 2>/dev/null || echo 2)
 
 echo "== job 1: release build, all tests, every ISA path"

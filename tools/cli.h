@@ -14,5 +14,6 @@ typedef struct vn_cli_command {
 int vn_cmd_info(int argc, char **argv);
 int vn_cmd_ops(int argc, char **argv);
 int vn_cmd_machine(int argc, char **argv);
+int vn_cmd_graph_info(int argc, char **argv); /* `vinci info model.onnx` */
 
 #endif /* VINCI_TOOLS_CLI_H */

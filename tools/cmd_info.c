@@ -1,5 +1,6 @@
 /*
- * cmd_info.c — `vinci info`: what vinci sees of this machine.
+ * cmd_info.c — `vinci info`: what vinci sees of this machine; with a model
+ * argument, the model's summary instead (cmd_graph_info.c).
  */
 #include <stdio.h>
 
@@ -27,7 +28,7 @@ static void print_features(const vn_cpu_features *f)
 
 int vn_cmd_info(int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    if (argc > 1) return vn_cmd_graph_info(argc, argv);
     print_features(vn_cpu_features_get());
     printf("isa: detected %s, active %s (VINCI_ISA lowers it)\n", vn_isa_name(vn_isa_detected()),
            vn_isa_name(vn_isa_active()));

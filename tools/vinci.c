@@ -7,7 +7,10 @@
 #include "cli.h"
 
 static const vn_cli_command commands[] = {
-    {"info", "this machine's CPU features, the ISA path in use, workers and arenas", vn_cmd_info},
+    {"info",
+     "this machine's CPU features, ISA path, workers and arenas; `info model.onnx`: a model's "
+     "inputs, outputs, opsets and operators",
+     vn_cmd_info},
     {"ops", "list the registered operators", vn_cmd_ops},
     {"machine", "measure this machine's compute and bandwidth peaks (a few seconds)",
      vn_cmd_machine},

@@ -4,18 +4,22 @@
  * Layers, bottom up (each header includes only the ones below it):
  *   base.h     status and errors, dtypes and conversions, CPU features
  *   runtime.h  the device: worker threads ("AI cores") and their scratch arenas
+ *   memory.h   the caching allocator for device memory (runtime layer)
  *   machine.h  this machine's measured peaks (the roofs of benchmarks and profiles)
  *   kernel.h   the tile programming model: queues, copies, vector instructions, launch
  *   ops.h      the operator registry and the two-phase single-operator API
+ *   graph.h    ONNX models: reader, IR, shape inference, .npy files
  */
 #ifndef VINCI_H
 #define VINCI_H
 
 #include "vinci/base.h"
 #include "vinci/runtime.h"
+#include "vinci/memory.h"
 #include "vinci/machine.h"
 #include "vinci/kernel.h"
 #include "vinci/ops.h"
+#include "vinci/graph.h"
 
 #define VINCI_VERSION_MAJOR 0
 #define VINCI_VERSION_MINOR 1

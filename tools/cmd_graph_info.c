@@ -1,0 +1,133 @@
+/*
+ * cmd_graph_info.c — `vinci info model.onnx [--input-shape name:d0,d1,...]`:
+ * a model's inputs and outputs with their shapes, opset imports, operator
+ * histogram and every operator vinci does not support. With --input-shape
+ * (or a model whose shapes are all fixed) the outputs' inferred shapes too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vinci/graph.h"
+
+#define MAX_SHAPES 64
+
+/* "f32[batch,3,224,224]" with symbolic dims by name, "?" when unnamed. */
+static void print_value(const vn_value_info *v)
+{
+    printf("  %-24s %s", v->name, vn_dtype_name(v->desc.dtype));
+    if (v->desc.rank < 0) {
+        printf("[?]\n");
+        return;
+    }
+    printf("[");
+    for (int32_t i = 0; i < v->desc.rank; i++) {
+        if (i) printf(",");
+        if (v->desc.dims[i] >= 0)
+            printf("%lld", (long long)v->desc.dims[i]);
+        else
+            printf("%s", v->sym[i] ? v->sym[i] : "?");
+    }
+    printf("]\n");
+}
+
+static int parse_shape(const char *arg, vn_input_shape *s)
+{
+    const char *colon = strrchr(arg, ':');
+    if (!colon) return -1;
+    s->name = strndup(arg, (size_t)(colon - arg));
+    s->rank = 0;
+    const char *p = colon + 1;
+    while (*p) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0 || s->rank >= VN_MAX_RANK) return -1;
+        s->dims[s->rank++] = v;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return -1;
+    }
+    return 0;
+}
+
+static void print_model(const vn_graph *g)
+{
+    printf("opsets:");
+    for (int32_t i = 0; i < vn_graph_num_opsets(g); i++) {
+        vn_opset o;
+        vn_graph_opset(g, i, &o);
+        printf(" %s %lld", o.domain[0] ? o.domain : "ai.onnx", (long long)o.version);
+    }
+    printf("\ninputs:\n");
+    vn_value_info v;
+    for (int32_t i = 0; i < vn_graph_num_inputs(g); i++)
+        if (vn_graph_input(g, i, &v) == VN_OK) print_value(&v);
+    printf("outputs:\n");
+    for (int32_t i = 0; i < vn_graph_num_outputs(g); i++)
+        if (vn_graph_output(g, i, &v) == VN_OK) print_value(&v);
+    printf("nodes: %d, initializers: %d\noperators:\n", (int)vn_graph_num_nodes(g),
+           (int)vn_graph_num_initializers(g));
+    for (int32_t i = 0; i < vn_graph_num_op_types(g); i++) {
+        vn_op_count c;
+        vn_graph_op_type(g, i, &c);
+        printf("  %6d  %s%s%s%s\n", (int)c.count, c.domain, c.domain[0] ? "::" : "", c.op_type,
+               c.supported ? "" : "   (unsupported)");
+    }
+}
+
+static void print_unsupported(const vn_graph *g)
+{
+    size_t n = vn_graph_unsupported_report(g, NULL, 0);
+    if (!n) {
+        printf("unsupported operators: none\n");
+        return;
+    }
+    char *text = malloc(n + 1);
+    if (!text) return;
+    vn_graph_unsupported_report(g, text, n + 1);
+    printf("unsupported operators:\n  ");
+    for (const char *p = text; *p; p++) {
+        putchar(*p);
+        if (*p == '\n') printf("  ");
+    }
+    printf("\n");
+    free(text);
+}
+
+int vn_cmd_graph_info(int argc, char **argv)
+{
+    const char *path = NULL;
+    vn_input_shape shapes[MAX_SHAPES];
+    int32_t num_shapes = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--input-shape") && i + 1 < argc && num_shapes < MAX_SHAPES) {
+            if (parse_shape(argv[++i], &shapes[num_shapes++]) == 0) continue;
+            fprintf(stderr, "vinci info: bad --input-shape '%s' (want name:d0,d1,...)\n", argv[i]);
+            return 2;
+        }
+        if (argv[i][0] == '-' || path) {
+            fprintf(stderr, "usage: vinci info [model.onnx [--input-shape name:d0,d1,...]]\n");
+            return 2;
+        }
+        path = argv[i];
+    }
+    vn_graph *g = NULL;
+    if (vn_graph_load_onnx(path, &g) != VN_OK) {
+        fprintf(stderr, "vinci info: %s\n", vn_last_error());
+        return 1;
+    }
+    printf("model: %s\n", path);
+    print_model(g);
+    print_unsupported(g);
+    if (vn_graph_infer(g, shapes, num_shapes) == VN_OK) {
+        printf("inferred outputs:\n");
+        vn_value_info v;
+        for (int32_t i = 0; i < vn_graph_num_outputs(g); i++)
+            if (vn_graph_output(g, i, &v) == VN_OK) print_value(&v);
+    } else if (vn_graph_unsupported_report(g, NULL, 0) == 0) {
+        printf("shape inference: %s\n", vn_last_error());
+    }
+    for (int32_t i = 0; i < num_shapes; i++) free((void *)shapes[i].name);
+    vn_graph_destroy(g);
+    return 0;
+}
