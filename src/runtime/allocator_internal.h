@@ -1,0 +1,137 @@
+/*
+ * allocator_internal.h — the caching allocator's records, shared by
+ * allocator.c (public calls), allocator_cache.c (free lists, events, release),
+ * allocator_table.c (hash tables) and allocator_os.c (memory from the OS).
+ * Private to src/runtime.
+ *
+ * Invariants (all state is guarded by the one lock, mem_lock / mem_unlock):
+ *   - every block reserved from the OS is in the pointer table exactly once,
+ *     from its creation until it is given back to the OS;
+ *   - a block is in exactly one state: LIVE (handed out, in no list), CACHED
+ *     (on the free list of `bin`), or PENDING (on its allocator's pending list,
+ *     waiting for the events in `uses`);
+ *   - a bin's free list holds only blocks of exactly `bin->size` bytes, all
+ *     safe to hand to work on `bin->stream` now (stream order protects them);
+ *     a bin with stream NULL is the shared cache, safe for any stream;
+ *   - `block->bin`, when not NULL, is the bin of (block->owner, block->size);
+ *   - the stats' byte counts equal the sums over the blocks in each state.
+ */
+#ifndef VINCI_RUNTIME_ALLOCATOR_INTERNAL_H
+#define VINCI_RUNTIME_ALLOCATOR_INTERNAL_H
+
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "runtime/allocator.h"
+
+#define MEM_ALIGN       64
+#define MEM_SMALL_ROUND ((size_t)512)
+#define MEM_SMALL_MAX   ((size_t)1 << 20)
+#define MEM_LARGE_ROUND ((size_t)2 << 20)
+#define MEM_INLINE_USES 2
+
+enum { BLOCK_LIVE = 1, BLOCK_CACHED, BLOCK_PENDING };
+
+typedef struct mem_alloc mem_alloc;
+typedef struct mem_bin mem_bin;
+
+/* Another stream that used a block; `event` is recorded on it at free. */
+typedef struct mem_use {
+    vn_stream *stream;
+    vn_event *event;
+} mem_use;
+
+typedef struct mem_block {
+    void *ptr;
+    size_t size;    /* rounded: the bytes reserved */
+    size_t request; /* the bytes asked for, while LIVE */
+    mem_alloc *alloc;
+    vn_stream *owner; /* NULL once the owner stream is destroyed */
+    mem_bin *bin;     /* cached lookup of (owner, size); NULL: look it up */
+    struct mem_block *next;
+    uint64_t free_seq; /* the allocator's seq when last freed */
+    int state;
+    bool stuck; /* an event record failed: only device destroy frees it */
+    uint32_t num_uses, cap_uses;
+    mem_use *uses; /* points at uses_inline or a heap array */
+    mem_use uses_inline[MEM_INLINE_USES];
+} mem_block;
+
+struct mem_bin {
+    vn_stream *stream; /* NULL: the shared cache */
+    size_t size;
+    mem_block *free; /* LIFO: the most recently freed block is the warmest */
+};
+
+struct mem_alloc {
+    vn_device *device;
+    vn_stream *default_stream;
+    mem_alloc *next;
+    /* (stream, size) -> bin, open addressing; bins are removed only by rebuild */
+    mem_bin **bins;
+    size_t bin_cap, bin_count;
+    mem_block *pending;
+    vn_event **events; /* idle events kept for reuse */
+    size_t num_events, cap_events;
+    vn_mem_stats stats;
+    uint64_t fault_countdown; /* 0: disarmed */
+    uint64_t seq;             /* counts frees */
+};
+
+/* The allocator's one lock: a test-and-set lock whose release is a plain
+ * store. A pthread mutex costs two locked instructions per critical section,
+ * and each waits for the section's stores to drain; the hot paths are a few
+ * probes, so that was most of an alloc + free pair. Waiters spin briefly, then
+ * yield, so a preempted holder (or one in mmap) gets the CPU. Nothing blocks
+ * while holding it (release drops it around its waits). */
+extern atomic_bool vn_mem_locked;
+
+static inline void mem_lock(void)
+{
+    while (atomic_exchange_explicit(&vn_mem_locked, true, memory_order_acquire)) {
+        for (int spin = 0; atomic_load_explicit(&vn_mem_locked, memory_order_relaxed); spin++) {
+            if (spin < 100)
+                __builtin_ia32_pause();
+            else
+                sched_yield();
+        }
+    }
+}
+
+static inline void mem_unlock(void)
+{
+    atomic_store_explicit(&vn_mem_locked, false, memory_order_release);
+}
+
+/* ---- allocator.c: the registry of per-device allocators ---- */
+mem_alloc *mem_allocs_head(void);
+mem_alloc *mem_allocs_unlink(const vn_device *device); /* NULL if it has none */
+
+/* ---- allocator_table.c ---- */
+mem_block *mem_ptr_find(const void *ptr);
+bool mem_ptr_insert(mem_block *block);
+void mem_ptr_remove(const void *ptr);
+/* Calls fn(block, ctx) for every block of `alloc`; fn must not change the table. */
+void mem_ptr_each(mem_alloc *alloc, void (*fn)(mem_block *, void *), void *ctx);
+mem_bin *mem_bin_find(mem_alloc *a, vn_stream *stream, size_t size);
+mem_bin *mem_bin_get(mem_alloc *a, vn_stream *stream, size_t size); /* creates; NULL: no memory */
+/* Drops the bins for which keep(bin, ctx) is false (their lists must be empty). */
+void mem_bin_filter(mem_alloc *a, bool (*keep)(mem_bin *, void *), void *ctx);
+void mem_bin_free_all(mem_alloc *a);
+
+/* ---- allocator_os.c ---- */
+void *mem_os_alloc(size_t size);
+void mem_os_free(void *ptr, size_t size);
+
+/* ---- allocator_cache.c ---- */
+void mem_block_release(mem_block *b); /* back to the OS; b must be in no list */
+void mem_block_cache(mem_alloc *a, mem_block *b);
+mem_block *mem_bin_pop(mem_alloc *a, mem_bin *bin);
+void mem_poll_pending(mem_alloc *a);
+vn_status mem_block_free_uses(mem_alloc *a, mem_block *b);
+size_t mem_release_idle(mem_alloc *a);
+vn_status mem_release_all(mem_alloc *a);
+void mem_stats_grow(mem_alloc *a);
+void mem_events_destroy(mem_alloc *a);
+
+#endif /* VINCI_RUNTIME_ALLOCATOR_INTERNAL_H */
