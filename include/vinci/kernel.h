@@ -68,16 +68,32 @@ void vn_set_loop(vn_core *core, int64_t index);
 
 /* ---- global tensors --------------------------------------------------------- */
 
+/* Cache hints for a global tensor (Ascend GlobalTensor::SetL2CacheHint). */
+typedef enum vn_cache_hint {
+    VN_CACHE_NORMAL = 0, /* copies go through the caches */
+    /* Copy-out writes around the caches (non-temporal stores): no read-for-
+     * ownership traffic and no eviction of useful data. For outputs that will not
+     * be read again soon, e.g. larger than the last-level cache. */
+    VN_CACHE_STREAM = 1,
+} vn_cache_hint;
+
 /* A view of user memory: `len` elements of `dtype` at `data`. */
 typedef struct vn_gm {
     void *data;
     int64_t len;
     vn_dtype dtype;
+    vn_cache_hint hint;
 } vn_gm;
 
 static inline vn_gm vn_gm_make(void *data, vn_dtype dtype, int64_t len)
 {
-    vn_gm g = {data, len, dtype};
+    vn_gm g = {data, len, dtype, VN_CACHE_NORMAL};
+    return g;
+}
+
+static inline vn_gm vn_gm_with_hint(vn_gm g, vn_cache_hint hint)
+{
+    g.hint = hint;
     return g;
 }
 
@@ -373,6 +389,132 @@ void vn_block_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src,
 void vn_repeat_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src, vn_mask mask,
                        int32_t repeat, uint16_t src_blk, uint16_t src_rep, vn_site site);
 
+/* ---- cube instructions ([C]) ------------------------------------------------ *
+ *
+ * The matrix path GM -> L1 (A1/B1) or L0A/L0B (A2/B2) -> mmad into L0C (CO1) ->
+ * fixpipe -> GM. On a CPU the cube is a register-blocked micro-kernel and the
+ * Ascend fractal becomes the micro-panel ("the CPU fractal"), whose shape the
+ * active ISA decides (vn_cube_shape_of):
+ *
+ *   A (m x k, in A1 or A2): ceil(m/MR) panels of MR rows, each panel Kp x MR
+ *     with Kp = k rounded up to KP; element (r, c) of panel p sits at
+ *       p*MR*Kp + (c/KP)*MR*KP + (r%MR)*KP + c%KP         (r = p*MR + r%MR)
+ *     i.e. f32 is k-major (one column of MR values per k), bf16 keeps pairs of
+ *     k together (KP = 2, for vdpbf16ps), int8 quads (KP = 4, for vpdpbusd).
+ *   B (k x n, in B1 or B2): ceil(n/NR) panels of NR columns, each Kp x NR:
+ *       q*NR*Kp + (r/KP)*NR*KP + (c%NR)*KP + r%KP           (c = q*NR + c%NR)
+ *   C (m x n, in CO1, f32 or i32): MR x NR micro-tiles, row-major inside, tile
+ *     (p, q) at (p*ceil(n/NR) + q)*MR*NR.
+ * Rows past m, columns past n and k past k are zero in A and B (the loads pad
+ * them), so a micro-kernel always runs whole tiles; fixpipe writes only m x n.
+ *
+ * Types: A f32 x B f32 -> f32; A bf16 x B bf16 -> f32; A u8 x B i8 -> i32. The
+ * loads convert: f32 -> bf16 (round to nearest even), i8 A -> u8 by adding 128,
+ * u8 B -> i8 by subtracting 128 (fixpipe's zero points undo the shifts).
+ * Checked mode validates positions (A in L1/L0A, B in L1/L0B, C in L0C),
+ * dtypes, 32-byte alignment, extents, global-memory bounds, and that mmad reads
+ * only what loads wrote. cube_ops counts multiply-accumulates (m*n*k). */
+
+typedef struct vn_cube_shape {
+    int32_t mr, nr, kp; /* micro-tile rows, columns, k packing (1, 2 or 4) */
+} vn_cube_shape;
+
+/* The micro-panel shape of the active ISA for operands of `dtype` (VN_F32,
+ * VN_BF16, VN_U8 / VN_I8); {0,0,0} for another dtype. Fixed for the process. */
+vn_cube_shape vn_cube_shape_of(vn_dtype dtype);
+/* Elements of a packed A (m x k), packed B (k x n) and C tile (m x n). */
+int64_t vn_cube_a_elems(vn_dtype dtype, int64_t m, int64_t k);
+int64_t vn_cube_b_elems(vn_dtype dtype, int64_t k, int64_t n);
+int64_t vn_cube_c_elems(vn_dtype dtype, int64_t m, int64_t n);
+
+/* A matrix in global memory: element (i, j) at gm element off + i*rs + j*cs.
+ * Any strides (a transposed operand swaps rs and cs; 0 broadcasts). */
+typedef struct vn_mat {
+    vn_gm gm;
+    int64_t off, rs, cs;
+} vn_mat;
+static inline vn_mat vn_mat_make(vn_gm gm, int64_t off, int64_t rs, int64_t cs)
+{
+    vn_mat m = {gm, off, rs, cs};
+    return m;
+}
+
+/* Pack an m x k block of A (element (i, j) = src(i, j)) into dst (A1 or A2,
+ * dtype F32, BF16 or U8; src F32 -> F32/BF16, BF16 -> BF16, U8/I8 -> U8). */
+#define vn_cube_load_a(core, dst, src, m, k) vn_cube_load_a_(core, dst, src, m, k, VN_HERE)
+void vn_cube_load_a_(vn_core *core, vn_local dst, vn_mat src, int64_t m, int64_t k,
+                     vn_site site);
+/* Pack a k x n block of B into dst (B1 or B2, dtype F32, BF16 or I8; src F32
+ * -> F32/BF16, BF16 -> BF16, I8/U8 -> I8). */
+#define vn_cube_load_b(core, dst, src, k, n) vn_cube_load_b_(core, dst, src, k, n, VN_HERE)
+void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t n,
+                     vn_site site);
+/* Copy rows [k0, k0+k) x columns [n0, n0+n) of a whole pre-packed B (the
+ * layout above for all K x N, as vn_gemm_pack_b writes it: `packed` holds
+ * ceil(N/NR) panels of Kp(K) x NR) into dst; k0 a multiple of KP, n0 of NR.
+ * dst then holds exactly what vn_cube_load_b of the same block would. */
+#define vn_cube_load_b_packed(core, dst, packed, K, k0, k, n0, n)                                  \
+    vn_cube_load_b_packed_(core, dst, packed, K, k0, k, n0, n, VN_HERE)
+void vn_cube_load_b_packed_(vn_core *core, vn_local dst, vn_gm packed, int64_t K, int64_t k0,
+                            int64_t k, int64_t n0, int64_t n, vn_site site);
+
+/* C (m x n, CO1) = (init ? 0 : C) + A (m x k) * B (k x n). m, n, k = 0: no-op. */
+#define vn_cube_mmad(core, c, a, b, m, n, k, init) vn_cube_mmad_(core, c, a, b, m, n, k, init, VN_HERE)
+void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
+                   int64_t k, bool init, vn_site site);
+
+/* Fixpipe epilogue, applied in this order to each accumulator v of C(i, j):
+ *   v += partial(i, j)                               if partial.gm.data
+ *   raw: write v (f32 / i32) and stop                (a K chunk that is not the last)
+ *   int: v = scale * col_scale[j] * (v - a_zero*col_sum[j] - b_zero*row_sum[i] + k*a_zero*b_zero)
+ *   v = alpha*v + beta*c_in(i, j) + bias[j or i] + residual(i, j)
+ *   v = act(v)
+ *   store as dst's dtype: f32, f16, bf16 (RNE), i32 (raw only), or u8 / i8:
+ *     q = saturate(round_half_even(v / y_scale) + y_zero).
+ * Global indices (row0 + i, col0 + j) address bias, col_scale, col_sum, row_sum;
+ * tile-relative (i, j) address partial, c_in and residual (views with their own
+ * strides; stride 0 broadcasts). */
+typedef enum vn_act {
+    VN_ACT_NONE = 0,
+    VN_ACT_RELU,
+    VN_ACT_CLIP, /* min(max(v, clip_min), clip_max) */
+    VN_ACT_GELU_ERF,
+    VN_ACT_GELU_TANH,
+    VN_ACT_SILU,
+    VN_ACT_SIGMOID,
+    VN_ACT_COUNT
+} vn_act;
+typedef enum vn_bias_axis { VN_BIAS_NONE = 0, VN_BIAS_COL, VN_BIAS_ROW } vn_bias_axis;
+
+typedef struct vn_fixpipe {
+    vn_mat partial; /* accumulators (C's dtype) of earlier K chunks; gm.data NULL: none */
+    bool raw;
+    int64_t row0, col0;
+    /* int8 only (C is i32) */
+    int32_t a_zero, b_zero; /* effective zero points after the loads' shifts */
+    int64_t k;              /* the full K of the product */
+    vn_gm row_sum, col_sum; /* i32 sums of A's rows / B's columns (as packed); data NULL: unused */
+    float scale;            /* 0 means 1 */
+    vn_gm col_scale;        /* f32 per column; data NULL: none */
+    /* every dtype */
+    float alpha;            /* 0 means 1: use alpha_zero for a real 0 */
+    bool alpha_zero;
+    float beta;
+    vn_mat c_in;            /* f32; used when beta != 0 */
+    vn_bias_axis bias_axis;
+    vn_gm bias;             /* f32 */
+    vn_mat residual;        /* f32; gm.data NULL: none */
+    vn_act act;
+    float clip_min, clip_max;
+    float y_scale;          /* u8 / i8 output; 0 means 1 */
+    int32_t y_zero;
+} vn_fixpipe;
+
+/* Write C (m x n from CO1 `src`) to `dst` through the epilogue `fp` (NULL: plain). */
+#define vn_cube_fixpipe(core, dst, src, m, n, fp) vn_cube_fixpipe_(core, dst, src, m, n, fp, VN_HERE)
+void vn_cube_fixpipe_(vn_core *core, vn_mat dst, vn_local src, int64_t m, int64_t n,
+                      const vn_fixpipe *fp, vn_site site);
+
 /* ---- launch ---------------------------------------------------------------------- */
 
 /* Counters of one launch, summed over blocks; cheap enough to stay on. */
@@ -398,6 +540,14 @@ typedef struct vn_launch_desc {
  * names the kernel, block, loop, call and file:line of the first failure.
  * `counters` may be NULL. */
 vn_status vn_launch(vn_device *device, const vn_launch_desc *desc, vn_kernel_counters *counters);
+
+/* Asynchronous launch on `stream` (NULL: the default device's default stream).
+ * `args_size` bytes of desc->args are copied into the task, so the caller's
+ * args may die after the call (0: desc->args is used as is and must outlive
+ * the task). The device is the stream's. Returns only submission errors; a
+ * failure of the kernel becomes the stream's sticky error, with the context
+ * "task N, kernel K, block B: message" (see vn_stream_synchronize). */
+vn_status vn_launch_async(vn_stream *stream, const vn_launch_desc *desc, size_t args_size);
 
 /* Convenience: VN_LAUNCH(dev, my_kernel, 8, &args, &counters). */
 #define VN_LAUNCH(device, kernel_fn, block_dim, args, counters)                                    \

@@ -91,7 +91,7 @@ void vn_copy_out_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, int64
         vn_check_read(core, src, 0, bytes, "vn_copy_out", site);
     }
     if (bytes <= 0) return;
-    memcpy((uint8_t *)dst.data + dst_off * size, src.data, (size_t)bytes);
+    vn_gm_store(dst, (uint8_t *)dst.data + dst_off * size, src.data, (size_t)bytes);
     core->counters.bytes_out += bytes;
 }
 
@@ -259,6 +259,6 @@ void vn_copy_out_pad_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, v
     }
     uint8_t *g = (uint8_t *)dst.data + dst_off * size;
     for (int64_t i = 0; i < p.block_count; i++)
-        memcpy(g + i * gm_step, (const uint8_t *)src.data + i * local_step, p.block_len);
+        vn_gm_store(dst, g + i * gm_step, (const uint8_t *)src.data + i * local_step, p.block_len);
     core->counters.bytes_out += (int64_t)p.block_count * p.block_len;
 }

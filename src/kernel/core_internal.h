@@ -14,6 +14,7 @@
 #define VINCI_KERNEL_CORE_INTERNAL_H
 
 #include <setjmp.h>
+#include <string.h>
 
 #include "vinci/kernel.h"
 
@@ -95,5 +96,17 @@ void vn_queue_check_leaks(vn_core *core);
 /* Mark written without checks (used by release-mode-agnostic helpers). */
 void vn_shadow_mark(vn_core *core, const void *p, int64_t bytes);
 void vn_shadow_clear(vn_core *core, const void *p, int64_t bytes);
+
+/* memcpy with non-temporal stores (copy_stream.c): for VN_CACHE_STREAM outputs. */
+void vn_copy_streaming(void *dst, const void *src, size_t bytes);
+
+/* Copy-out to global memory honouring the tensor's cache hint. */
+static inline void vn_gm_store(vn_gm g, void *dst, const void *src, size_t bytes)
+{
+    if (g.hint == VN_CACHE_STREAM)
+        vn_copy_streaming(dst, src, bytes);
+    else
+        memcpy(dst, src, bytes);
+}
 
 #endif /* VINCI_KERNEL_CORE_INTERNAL_H */

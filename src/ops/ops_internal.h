@@ -61,6 +61,10 @@ static inline int64_t vn_ops_row_width(int64_t ncols, vn_dtype dtype)
  * worker, and few enough that each block has work worth a thread hand-off. */
 int32_t vn_ops_block_dim(vn_device *device, int64_t tiles, int64_t tile_elems);
 
+/* The global tensor of an operator output, with the streaming cache hint when
+ * the output is larger than the last-level cache. */
+vn_gm vn_ops_output_gm(void *data, vn_dtype dtype, int64_t len);
+
 /* Tiles [*begin, *end) of block `block` of `blocks` (contiguous, balanced). */
 static inline void vn_ops_split(int64_t tiles, int32_t blocks, int32_t block, int64_t *begin,
                                 int64_t *end)
