@@ -7,7 +7,8 @@
  * L0C (matrix accumulator). Their sizes are configurable per device and are
  * what kernels query to size their tiles.
  *
- * (Issue [B] adds streams, events, callbacks and the caching allocator on top.)
+ * Issue [B] adds asynchronous execution on top (second half of this file):
+ * streams, events, host callbacks, sticky errors, priorities, profiling.
  */
 #ifndef VINCI_RUNTIME_H
 #define VINCI_RUNTIME_H
@@ -37,12 +38,19 @@ int64_t vn_arena_default_size(vn_arena arena);
 typedef struct vn_device vn_device;
 
 typedef struct vn_device_options {
-    /* Worker threads. 0: VINCI_NUM_THREADS if set, else the online CPUs. */
+    /* Worker threads. 0: VINCI_NUM_THREADS if set, else the CPUs this process
+     * may use: min(its CPU affinity, its cgroup CPU quota rounded up). */
     int32_t num_threads;
     /* Bytes per arena per worker; 0 keeps the default (or VINCI_UB_SIZE etc.). */
     int64_t arena_bytes[VN_ARENA_COUNT];
     /* Checked mode for every launch on this device (VINCI_CHECKED=1 also turns it on). */
     bool checked;
+    /* Workers flush denormals to zero (MXCSR FTZ + DAZ), as the NPU's vector
+     * unit does and because subnormal arithmetic is up to 100x slower on x86.
+     * true keeps IEEE subnormals (tests comparing against exact references). */
+    bool keep_denormals;
+    /* Start with profiling on (see vn_device_set_profiling). */
+    bool profiling;
 } vn_device_options;
 
 /* Create a device. `options` may be NULL for the defaults. */
@@ -62,9 +70,10 @@ bool vn_device_checked(const vn_device *device);
 void *vn_device_arena(vn_device *device, int32_t worker, vn_arena arena);
 
 /* Run fn(ctx, worker, block) for block = 0 .. num_blocks-1, spread over the
- * workers, and return when all have finished. Blocks of one call never run
- * twice at once on the same worker, so a block may use its worker's arenas
- * freely. Calls from several threads are serialised. */
+ * workers, and return when all have finished. A worker runs one block at a
+ * time, so a block may use its worker's arenas freely. Calls from several
+ * threads run concurrently with each other and with streams (priority
+ * VN_PRIORITY_NORMAL). VN_ERR_STATE from a block of the same device. */
 typedef void (*vn_block_fn)(void *ctx, int32_t worker, int32_t block);
 vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx);
 
@@ -109,8 +118,26 @@ vn_device *vn_stream_device(const vn_stream *stream);
 vn_status vn_stream_synchronize(vn_stream *stream, int64_t timeout_ms);
 /* VN_OK when all submitted work is done, VN_ERR_NOT_READY otherwise; never blocks. */
 vn_status vn_stream_query(vn_stream *stream);
-/* Clear the stream's sticky error so new work runs again. */
+/* Wait until the work submitted before the call has finished (or was
+ * skipped), then clear the stream's sticky error so new work runs again.
+ * VN_ERR_STATE where synchronize would deadlock. */
 vn_status vn_stream_reset(vn_stream *stream);
+
+/* The stream's first execution error and what it caused. */
+typedef struct vn_stream_error_info {
+    vn_status status;   /* VN_OK when the stream has no error */
+    uint64_t task;      /* number of the failed task (1-based, per stream; 0: stopped by another stream) */
+    int32_t block;      /* failing block, or -1 */
+    char kernel[64];    /* kernel / task name */
+    char message[768];  /* "task N, kernel K, block B: message" */
+    uint64_t skipped;   /* tasks skipped since the error */
+    char last_skipped[256]; /* why the latest one was skipped ("skipped: stream failed at task N: ...") */
+} vn_stream_error_info;
+vn_status vn_stream_get_error(vn_stream *stream, vn_stream_error_info *out);
+
+/* Stable small id of the stream (in errors and profiles); the default stream is 0. */
+uint32_t vn_stream_id(const vn_stream *stream);
+int32_t vn_stream_priority(const vn_stream *stream);
 
 /* A generic task: `num_blocks` calls of `block` spread over the workers. A
  * block reports failure by returning non-VN_OK after vn_error(); the runtime
@@ -150,8 +177,59 @@ typedef void (*vn_host_fn)(void *user, vn_status status);
 vn_status vn_stream_add_callback(vn_stream *stream, vn_host_fn fn, void *user, bool blocking);
 
 /* ---- device-wide options ---- */
-/* The first execution error on any stream stops every stream of the device. */
+/* The first execution error on any stream stops every stream of the device:
+ * each gets a sticky error "stopped: stream S failed at task N: ..." and skips
+ * its later work until vn_stream_reset. */
 vn_status vn_device_set_stop_on_failure(vn_device *device, bool stop);
+
+/* Callback delivery: with batching (the default) every callback ready when
+ * the callback thread wakes is delivered in that one wake-up; without it the
+ * thread is signalled per callback and delivers one per wake-up. */
+vn_status vn_device_set_callback_batching(vn_device *device, bool batching);
+typedef struct vn_callback_stats {
+    uint64_t wakeups;   /* delivery rounds of the callback thread */
+    uint64_t delivered; /* callbacks run */
+} vn_callback_stats;
+vn_status vn_device_callback_stats(vn_device *device, vn_callback_stats *out);
+
+/* Test-only fault injection: task number `task` (1-based, counting every task
+ * submitted to the stream, as in error messages) fails with `status` and the
+ * message "injected fault" instead of running, as if its kernel had failed.
+ * Applies to work tasks (kernels, copies, fills, vn_stream_submit); 0 disarms. */
+vn_status vn_stream_inject_fault(vn_stream *stream, uint64_t task, vn_status status);
+
+/* ---- profiling hook (read by the profiler, [F]) ---- */
+typedef enum vn_task_kind {
+    VN_TASK_KERNEL = 0, /* vn_launch_async */
+    VN_TASK_GENERIC,    /* vn_stream_submit */
+    VN_TASK_MEMCPY,
+    VN_TASK_MEMSET,
+} vn_task_kind;
+
+/* One finished (or skipped) work task. Timestamps: CLOCK_MONOTONIC ns, start
+ * of its first block and end of its last block. */
+typedef struct vn_profile_record {
+    uint64_t task;      /* number within its stream */
+    uint32_t stream_id;
+    int32_t priority;
+    vn_task_kind kind;
+    vn_status status;   /* VN_OK, the failure, or the stream's error when skipped */
+    bool skipped;
+    char name[48];
+    int32_t num_blocks;
+    int32_t first_worker, last_worker; /* workers of the first and the last block */
+    int64_t start_ns, end_ns;
+    /* kernel counters of [A] (zero for copies and generic tasks) */
+    int64_t bytes_in, bytes_out, vector_elem_ops, cube_ops;
+} vn_profile_record;
+
+/* Profiling off (the default) costs one predictable branch per block. */
+vn_status vn_device_set_profiling(vn_device *device, bool on);
+/* Move up to `max` of the oldest records into `out`; returns how many. The
+ * buffer keeps at most 1 << 20 records; `dropped` (may be NULL) receives how
+ * many were lost to that cap since the last drain. */
+size_t vn_device_profile_drain(vn_device *device, vn_profile_record *out, size_t max,
+                               uint64_t *dropped);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,9 @@
  * order, and a block is skipped only when a LOWER block has already failed,
  * so every block below the lowest failing one runs; the reported failure is
  * therefore always the lowest failing block, whatever the thread timing.
+ *
+ * vn_launch_async packs the launch context, the worker records and a copy of
+ * the args into one allocation that the stream task owns and frees.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -185,5 +188,101 @@ vn_status vn_launch(vn_device *device, const vn_launch_desc *desc, vn_kernel_cou
     double wall = now_ms() - t0;
     if (st == VN_OK) st = finish(&lc, workers, wall, counters);
     free(lc.records);
+    return st;
+}
+
+/* ---- asynchronous launch ------------------------------------------------------ */
+
+typedef struct async_launch {
+    launch_ctx lc;
+    vn_launch_desc desc; /* desc.args points into this allocation when copied */
+    char name[64];
+} async_launch;
+
+#define ARGS_ALIGN 64
+
+/* "kernel K, block B, loop L: call ..." -> "loop L: call ...": the stream's
+ * error already names the task, kernel and block. */
+static const char *strip_block_prefix(const char *m)
+{
+    const char *b = strncmp(m, "kernel ", 7) == 0 ? strstr(m, ", block ") : NULL;
+    if (!b) return m;
+    b += 8;
+    while (*b >= '0' && *b <= '9') b++;
+    if (b[0] == ',' || b[0] == ':') b++;
+    while (*b == ' ') b++;
+    return b;
+}
+
+static vn_status async_block(void *ctx, int32_t worker, int32_t block)
+{
+    async_launch *al = ctx;
+    launch_block(&al->lc, worker, block);
+    const worker_record *r = &al->lc.records[worker];
+    if (r->status == VN_OK || r->fail_block != block) return VN_OK;
+    vn_task_set_block_message(strip_block_prefix(r->message));
+    return r->status;
+}
+
+static void async_stats(void *ctx, vn_profile_record *rec)
+{
+    const async_launch *al = ctx;
+    int32_t workers = vn_device_num_workers(al->lc.device);
+    for (int32_t w = 0; w < workers; w++) {
+        const vn_kernel_counters *c = &al->lc.records[w].totals;
+        rec->bytes_in += c->bytes_in;
+        rec->bytes_out += c->bytes_out;
+        rec->vector_elem_ops += c->vector_elem_ops;
+        rec->cube_ops += c->cube_ops;
+    }
+}
+
+static void async_release(void *ctx)
+{
+    vn_aligned_free(ctx);
+}
+
+static async_launch *async_new(vn_device *device, const vn_launch_desc *desc, size_t args_size)
+{
+    int32_t workers = vn_device_num_workers(device);
+    size_t records = sizeof(async_launch) + (size_t)workers * sizeof(worker_record);
+    size_t args_at = (records + ARGS_ALIGN - 1) / ARGS_ALIGN * ARGS_ALIGN;
+    async_launch *al = vn_aligned_alloc(args_at + args_size, ARGS_ALIGN);
+    if (!al) return NULL;
+    memset(al, 0, records);
+    al->desc = *desc;
+    snprintf(al->name, sizeof al->name, "%s", desc->name ? desc->name : "(unnamed)");
+    al->desc.name = al->name;
+    if (args_size) {
+        memcpy((char *)al + args_at, desc->args, args_size);
+        al->desc.args = (char *)al + args_at;
+    }
+    al->lc.device = device;
+    al->lc.desc = &al->desc;
+    al->lc.checked = desc->checked == -1 ? vn_device_checked(device) : desc->checked == 1;
+    atomic_init(&al->lc.first_fail, INT32_MAX);
+    al->lc.records = (worker_record *)(al + 1);
+    for (int32_t w = 0; w < workers; w++) al->lc.records[w].fail_block = INT32_MAX;
+    return al;
+}
+
+vn_status vn_launch_async(vn_stream *stream, const vn_launch_desc *desc, size_t args_size)
+{
+    vn_status st = validate(desc);
+    if (st != VN_OK) return st;
+    if (args_size && !desc->args)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_launch_async", "kernel %s: args is NULL",
+                        desc->name ? desc->name : "(unnamed)");
+    if (!stream) stream = vn_device_default_stream(NULL);
+    vn_device *device = vn_stream_device(stream);
+    if (!device) return vn_error(VN_ERR_INVALID_ARG, "vn_launch_async", "no stream");
+    async_launch *al = async_new(device, desc, args_size);
+    if (!al)
+        return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_launch_async",
+                        "kernel %s: cannot allocate the task (%zu bytes of args)",
+                        desc->name ? desc->name : "(unnamed)", args_size);
+    vn_task_desc task = {al->name, desc->block_dim, async_block, al, async_release};
+    st = vn_stream_submit_ex(stream, &task, VN_TASK_KERNEL, async_stats);
+    if (st != VN_OK) vn_aligned_free(al);
     return st;
 }

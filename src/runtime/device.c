@@ -6,6 +6,9 @@
  * (VINCI_NUM_THREADS, VINCI_UB_SIZE / _L1_ / _L0A_ / _L0B_ / _L0C_SIZE,
  * VINCI_CHECKED), then the default. A malformed environment value is an error,
  * not silently ignored, so a typo does not quietly change an experiment.
+ *
+ * Destroying a device drains and destroys its streams, then stops the callback
+ * thread, then the workers (device_struct.h has the locking rules).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/allocator.h"
 #include "runtime/device_struct.h"
 
 #define ARENA_ALIGN 64
@@ -43,17 +47,6 @@ static vn_status env_int(const char *name, int64_t max, int64_t *out)
     return VN_OK;
 }
 
-static int32_t online_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        int n = CPU_COUNT(&set);
-        if (n > 0) return n;
-    }
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int32_t)n : 1;
-}
-
 static vn_status pick_workers(const vn_device_options *o, int32_t *out)
 {
     if (o && o->num_threads < 0)
@@ -69,7 +62,7 @@ static vn_status pick_workers(const vn_device_options *o, int32_t *out)
     int64_t env = 0;
     vn_status st = env_int("VINCI_NUM_THREADS", MAX_WORKERS, &env);
     if (st != VN_OK) return st;
-    *out = env > 0 ? (int32_t)env : online_cpus();
+    *out = env > 0 ? (int32_t)env : vn_usable_cpus();
     return VN_OK;
 }
 
@@ -107,6 +100,9 @@ static vn_status configure(vn_device *d, const vn_device_options *o)
     for (int a = 0; a < VN_ARENA_COUNT && st == VN_OK; a++)
         st = pick_arena(o, (vn_arena)a, &d->arena_size[a]);
     d->checked = (o && o->checked) || env_checked();
+    d->keep_denormals = o && o->keep_denormals;
+    atomic_init(&d->profiling, o && o->profiling);
+    d->cb_batching = true;
     return st;
 }
 
@@ -140,6 +136,7 @@ static vn_status start_workers(vn_device *d)
     return VN_OK;
 }
 
+/* Workers drain the ready list before they exit (see scheduler.c). */
 static void stop_workers(vn_device *d)
 {
     pthread_mutex_lock(&d->lock);
@@ -178,12 +175,13 @@ vn_status vn_device_create(const vn_device_options *options, vn_device **out)
         return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_device_create",
                         "cannot allocate %d worker records", (int)n);
     }
-    pthread_mutex_init(&d->call_lock, NULL);
     pthread_mutex_init(&d->lock, NULL);
     pthread_cond_init(&d->work_cv, NULL);
-    pthread_cond_init(&d->done_cv, NULL);
-    atomic_init(&d->next_block, 0);
-    st = start_workers(d);
+    pthread_cond_init(&d->cb_cv, NULL);
+    atomic_init(&d->ready_count, 0);
+    d->initialised = true;
+    st = vn_streams_init(d);
+    if (st == VN_OK) st = start_workers(d);
     if (st != VN_OK) {
         vn_device_destroy(d);
         return st;
@@ -195,12 +193,19 @@ vn_status vn_device_create(const vn_device_options *options, vn_device **out)
 void vn_device_destroy(vn_device *device)
 {
     if (!device) return;
-    stop_workers(device);
+    if (device->initialised) {
+        /* Order: streams drain (their work needs workers and the callback
+         * thread), then the callback thread stops, then the workers. */
+        vn_streams_shutdown(device);
+        vn_mem_on_device_destroy(device); /* device memory dies with its device */
+        vn_callback_shutdown(device);
+        stop_workers(device);
+        vn_profile_shutdown(device);
+        pthread_cond_destroy(&device->cb_cv);
+        pthread_cond_destroy(&device->work_cv);
+        pthread_mutex_destroy(&device->lock);
+    }
     free_workers(device);
-    pthread_cond_destroy(&device->done_cv);
-    pthread_cond_destroy(&device->work_cv);
-    pthread_mutex_destroy(&device->lock);
-    pthread_mutex_destroy(&device->call_lock);
     free(device);
 }
 

@@ -21,4 +21,15 @@ enum { VN_WORKER_SLOT_CORE = 0, VN_WORKER_SLOT_SHADOW, VN_WORKER_SLOT_COUNT };
  * of vn_device_run_blocks) calls it for that worker. */
 void *vn_device_worker_slot(vn_device *device, int32_t worker, int key, size_t bytes);
 
+/* vn_stream_submit with a task kind for profiles and a hook that adds the
+ * task's counters to its profile record (called once, after the last block,
+ * before `release`, only when profiling is on; may be NULL). */
+vn_status vn_stream_submit_ex(vn_stream *stream, const vn_task_desc *task, vn_task_kind kind,
+                              void (*stats)(void *ctx, vn_profile_record *rec));
+
+/* From a task block about to return a failure: the message the stream's error
+ * should carry instead of vn_last_error() (the launcher passes the kernel's own
+ * message). Copied before the block returns. */
+void vn_task_set_block_message(const char *message);
+
 #endif /* VINCI_RUNTIME_DEVICE_INTERNAL_H */

@@ -1,16 +1,23 @@
 /*
- * device_struct.h — the device record, shared by device.c (life cycle,
- * configuration, arenas) and pool.c (handing blocks to the workers).
- * Private to src/runtime.
+ * device_struct.h — the device record and the scheduler's job, shared by the
+ * files of src/runtime. Private to src/runtime.
+ *
+ * Locking. One mutex per device, `lock`, guards the scheduler (ready list,
+ * sleepers, live-job count), every stream's queue and state, every event of
+ * the device, the callback queue and the profile buffer. One lock means there
+ * is no lock order to get wrong; it is held only for list and counter updates,
+ * never while user code (a block, a callback, a release function) runs.
+ * Fields read without it are atomics and say so.
  *
  * Invariants:
- *   - `lock` guards every field of the job section and `stop`; `next_block` is
- *     the only job field touched without it (an atomic ticket counter);
- *   - a job is published by bumping `generation`; a worker runs each
- *     generation at most once and decrements `active` when it has no more
- *     blocks to take; the caller returns when `active` reaches 0;
- *   - `call_lock` is held by the one caller whose job is running, so jobs never
- *     overlap and each worker runs at most one block at a time.
+ *   - a job is in the ready list while it has unclaimed blocks (next_block <
+ *     num_blocks); the list is ordered by priority (high first), then by `order`
+ *     (FIFO within a priority);
+ *   - `jobs_live` counts jobs pushed whose `finish` has not yet completed; it is
+ *     decremented in the same critical section that hands the stream its next
+ *     task, so jobs_live == 0 means no worker can make progress on its own (the
+ *     callback thread's deadlock test relies on this);
+ *   - a worker runs one block at a time, so blocks may use its arenas freely.
  */
 #ifndef VINCI_RUNTIME_DEVICE_STRUCT_H
 #define VINCI_RUNTIME_DEVICE_STRUCT_H
@@ -19,6 +26,24 @@
 #include <stdatomic.h>
 
 #include "runtime/device_internal.h"
+
+typedef struct vn_task vn_task;
+typedef struct vn_job vn_job;
+
+/* A unit of scheduling: `num_blocks` calls of run(), then one call of finish(). */
+struct vn_job {
+    vn_job *next;       /* ready list link (lock) */
+    int32_t priority;   /* higher first */
+    uint64_t order;     /* push order, FIFO within a priority */
+    int32_t num_blocks; /* >= 1 */
+    int32_t next_block; /* next block to claim (lock) */
+    atomic_int blocks_done;
+    /* Runs one block, without the lock. */
+    void (*run)(vn_job *job, int32_t worker, int32_t block);
+    /* Runs once, without the lock, on the worker that finished the last block.
+     * It must take the lock and call vn_sched_job_done_locked exactly once. */
+    void (*finish)(vn_job *job, int32_t worker);
+};
 
 typedef struct vn_worker {
     vn_device *device;
@@ -34,24 +59,67 @@ struct vn_device {
     int32_t num_workers;
     int64_t arena_size[VN_ARENA_COUNT];
     bool checked;
+    bool keep_denormals;
+    bool initialised; /* lock and condition variables exist */
     vn_worker *workers;
 
-    pthread_mutex_t call_lock;
     pthread_mutex_t lock;
-    pthread_cond_t work_cv; /* workers wait here for a new generation */
-    pthread_cond_t done_cv; /* the caller waits here for active == 0 */
-    bool stop;
+    bool stop; /* workers and the callback thread exit once their queues are empty */
 
-    /* the current job */
-    uint64_t generation;
-    vn_block_fn fn;
-    void *ctx;
-    int32_t num_blocks;
-    atomic_int next_block;
-    int32_t active;
+    /* scheduler (scheduler.c) */
+    pthread_cond_t work_cv; /* idle workers sleep here */
+    vn_job *ready;
+    uint64_t next_order;
+    int32_t sleepers;
+    int64_t jobs_live;
+    atomic_int ready_count; /* mirror of the ready list length, for spinning workers */
+
+    /* streams (stream.c); the default stream is also in the list */
+    struct vn_stream *streams;
+    struct vn_stream *default_stream;
+    uint32_t next_stream_id;
+    bool stop_on_failure;
+
+    /* callbacks (callback.c) */
+    pthread_t cb_thread;
+    bool cb_started;
+    bool cb_sleeping;
+    bool cb_batching;
+    pthread_cond_t cb_cv;
+    vn_task *cb_head, *cb_tail;
+    uint64_t cb_wakeups, cb_delivered;
+    pthread_cond_t *cb_wait_cv; /* where the callback thread waits in a host wait, or NULL */
+
+    /* profiling (profile.c) */
+    atomic_bool profiling;
+    struct vn_profile_record *prof;
+    size_t prof_len, prof_cap;
+    uint64_t prof_dropped;
 };
 
-/* The body of each worker thread (pool.c). */
+/* ---- scheduler.c ---- */
 void *vn_worker_main(void *arg);
+/* Append a job to the ready list and wake workers for it. */
+void vn_sched_push_locked(vn_device *d, vn_job *job);
+/* A job's finish is done; wakes a callback-thread waiter when the device goes quiet. */
+void vn_sched_job_done_locked(vn_device *d);
+/* True on a worker thread of `d`. */
+bool vn_sched_on_worker(const vn_device *d);
+
+/* ---- cpus.c ---- */
+/* CPUs this process may use: min(affinity, cgroup v2 / v1 CPU quota rounded up). */
+int32_t vn_usable_cpus(void);
+/* Parses a cgroup v2 cpu.max text ("max 100000", "150000 100000"): the quota
+ * in CPUs rounded up, or 0 for no limit or malformed text. */
+int32_t vn_cgroup_v2_cpus(const char *text);
+/* From cgroup v1 cfs_quota_us and cfs_period_us (quota <= 0: no limit -> 0). */
+int32_t vn_cgroup_v1_cpus(long long quota_us, long long period_us);
+
+/* ---- device life cycle hooks (stream.c, callback.c) ---- */
+vn_status vn_streams_init(vn_device *d);
+/* Waits for and destroys every stream of the device. */
+void vn_streams_shutdown(vn_device *d);
+void vn_callback_shutdown(vn_device *d);
+void vn_profile_shutdown(vn_device *d);
 
 #endif /* VINCI_RUNTIME_DEVICE_STRUCT_H */

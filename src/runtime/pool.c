@@ -1,50 +1,38 @@
 /*
- * pool.c — handing the blocks of one call to the device's workers.
+ * pool.c — vn_device_run_blocks: a synchronous job on the device's scheduler.
  *
- * A call publishes a job (fn, ctx, block count) under the device lock and
- * wakes every worker; workers take block indices from an atomic counter until
- * it runs past the count, so fast workers take more blocks and no block runs
- * twice. Idle workers sleep on a condition variable: an idle device costs no
- * CPU. Callers are serialised by `call_lock` (see device_struct.h).
+ * The job lives on the caller's stack; the caller sleeps until the job's
+ * finish (run by the worker that completed the last block) sets `done` under
+ * the device lock. The finisher touches nothing of the job after unlocking,
+ * so the caller may return (and its stack die) as soon as it sees `done`.
  */
 #include "runtime/device_struct.h"
 
-/* Set on worker threads so a block that calls back into its own device gets
- * an error instead of a deadlock on call_lock. */
-static _Thread_local const vn_device *current_device;
+typedef struct sync_job {
+    vn_job job; /* first: the scheduler hands back this pointer */
+    vn_device *device;
+    vn_block_fn fn;
+    void *ctx;
+    bool done;
+    pthread_cond_t cv;
+} sync_job;
 
-static void run_job(vn_device *d, int32_t worker, vn_block_fn fn, void *ctx, int32_t num_blocks)
+static void sync_run(vn_job *job, int32_t worker, int32_t block)
 {
-    for (;;) {
-        int32_t block = atomic_fetch_add_explicit(&d->next_block, 1, memory_order_relaxed);
-        if (block >= num_blocks) return;
-        fn(ctx, worker, block);
-    }
+    sync_job *s = (sync_job *)job;
+    s->fn(s->ctx, worker, block);
 }
 
-void *vn_worker_main(void *arg)
+static void sync_finish(vn_job *job, int32_t worker)
 {
-    vn_worker *w = arg;
-    vn_device *d = w->device;
-    current_device = d;
-    uint64_t seen = 0;
+    (void)worker;
+    sync_job *s = (sync_job *)job;
+    vn_device *d = s->device;
     pthread_mutex_lock(&d->lock);
-    for (;;) {
-        while (!d->stop && d->generation == seen) pthread_cond_wait(&d->work_cv, &d->lock);
-        if (d->stop) break;
-        seen = d->generation;
-        vn_block_fn fn = d->fn;
-        void *ctx = d->ctx;
-        int32_t num_blocks = d->num_blocks;
-        pthread_mutex_unlock(&d->lock);
-
-        run_job(d, w->index, fn, ctx, num_blocks);
-
-        pthread_mutex_lock(&d->lock);
-        if (--d->active == 0) pthread_cond_signal(&d->done_cv);
-    }
+    s->done = true;
+    pthread_cond_signal(&s->cv);
+    vn_sched_job_done_locked(d);
     pthread_mutex_unlock(&d->lock);
-    return NULL;
 }
 
 vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx)
@@ -55,22 +43,21 @@ vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_f
     if (num_blocks < 0)
         return vn_error(VN_ERR_INVALID_ARG, "vn_device_run_blocks", "num_blocks %d < 0",
                         (int)num_blocks);
-    if (current_device == device)
+    if (vn_sched_on_worker(device))
         return vn_error(VN_ERR_STATE, "vn_device_run_blocks",
                         "called from a block running on the same device: it would deadlock");
     if (num_blocks == 0) return VN_OK;
 
-    pthread_mutex_lock(&device->call_lock);
+    sync_job s = {.device = device, .fn = fn, .ctx = ctx};
+    s.job.priority = VN_PRIORITY_NORMAL;
+    s.job.num_blocks = num_blocks;
+    s.job.run = sync_run;
+    s.job.finish = sync_finish;
+    pthread_cond_init(&s.cv, NULL);
     pthread_mutex_lock(&device->lock);
-    device->fn = fn;
-    device->ctx = ctx;
-    device->num_blocks = num_blocks;
-    atomic_store_explicit(&device->next_block, 0, memory_order_relaxed);
-    device->active = device->num_workers;
-    device->generation++;
-    pthread_cond_broadcast(&device->work_cv);
-    while (device->active > 0) pthread_cond_wait(&device->done_cv, &device->lock);
+    vn_sched_push_locked(device, &s.job);
+    while (!s.done) pthread_cond_wait(&s.cv, &device->lock);
     pthread_mutex_unlock(&device->lock);
-    pthread_mutex_unlock(&device->call_lock);
+    pthread_cond_destroy(&s.cv);
     return VN_OK;
 }

@@ -27,7 +27,9 @@ static void test_measure(void)
     measured = vn_machine_peaks_get(&peaks);
     measure_seconds = now_s() - t0;
     VT_CHECK(measured == VN_OK, "%s: %s", vn_status_name(measured), vn_last_error());
-    VT_CHECK(measure_seconds < 10.0, "measuring took %.1f s", measure_seconds);
+    /* "A few seconds" on a quiet machine (3-5 s here); the bound is loose
+     * because ctest runs tests in parallel on 2 shared cores. */
+    VT_CHECK(measure_seconds < 45.0, "measuring took %.1f s", measure_seconds);
     vn_device *d = NULL;
     VT_OK(vn_device_default(&d));
     VT_CHECK(peaks.threads == vn_device_num_workers(d), "threads %d", peaks.threads);

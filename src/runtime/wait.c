@@ -1,0 +1,76 @@
+/*
+ * wait.c — how a host thread waits for stream or event progress: on a
+ * monotonic clock, with an optional deadline, and with deadlock detection.
+ *
+ * Deadlocks. A worker of the device that waits for device work may hold the
+ * very worker that work needs: refused at once. The callback thread is the
+ * only thread that runs callbacks; when it waits, work behind any queued
+ * callback cannot finish. It may wait while jobs are live (workers make
+ * progress, and their finishing may complete the target); once no job is
+ * live and the target is still not done, only the callback thread itself
+ * could move things on, so the wait returns VN_ERR_STATE instead of hanging.
+ * vn_sched_job_done_locked wakes it when jobs_live drops to 0.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "runtime/stream_internal.h"
+
+int64_t vn_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void vn_cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+static struct timespec to_timespec(int64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000), .tv_nsec = (long)(ns % 1000000000)};
+    return ts;
+}
+
+vn_status vn_host_wait_locked(vn_device *d, pthread_cond_t *cv, int32_t *waiters,
+                              bool (*done)(void *arg), void *arg, int64_t timeout_ms,
+                              const char *what)
+{
+    if (done(arg)) return VN_OK;
+    if (vn_sched_on_worker(d))
+        return vn_error(VN_ERR_STATE, what,
+                        "called from a block running on the same device: it would deadlock");
+    bool on_cb = vn_callback_on_thread(d);
+    int64_t deadline = timeout_ms >= 0 ? vn_now_ns() + timeout_ms * 1000000 : 0;
+    vn_status st = VN_OK;
+    (*waiters)++;
+    if (on_cb) d->cb_wait_cv = cv;
+    while (!done(arg)) {
+        if (on_cb && d->jobs_live == 0) {
+            st = vn_error(VN_ERR_STATE, what,
+                          "called from a host callback, and the work it waits for needs the "
+                          "callback thread (e.g. a callback queued behind the running one): "
+                          "it would deadlock");
+            break;
+        }
+        if (timeout_ms < 0) {
+            pthread_cond_wait(cv, &d->lock);
+            continue;
+        }
+        struct timespec ts = to_timespec(deadline);
+        if (pthread_cond_timedwait(cv, &d->lock, &ts) == ETIMEDOUT && !done(arg)) {
+            st = vn_error(VN_ERR_TIMEOUT, what, "not done after %lld ms (the work goes on)",
+                          (long long)timeout_ms);
+            break;
+        }
+    }
+    if (on_cb) d->cb_wait_cv = NULL;
+    (*waiters)--;
+    return st;
+}
