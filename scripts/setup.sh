@@ -3,6 +3,9 @@
 # Idempotent; used by run.sh and test.sh so a fresh machine needs nothing else.
 #   --python  also create .venv with the onnx and numpy packages that
 #             scripts/gen_test_models.py needs (the graph tests skip without it).
+#   --bench   also install the GEMM benchmark's peers (Debian's libdnnl-dev and
+#             libopenblas-dev); bench_gemm loads them with dlopen and prints
+#             "not installed" without them.
 set -euo pipefail
 need=()
 command -v cmake >/dev/null || need+=(cmake)
@@ -22,5 +25,13 @@ if [ "${1:-}" = "--python" ]; then
         echo "setup: creating .venv with onnx==1.22.0 and numpy"
         python3 -m venv .venv
         .venv/bin/pip install -q onnx==1.22.0 numpy
+    fi
+fi
+if [ "${1:-}" = "--bench" ]; then
+    if ! ldconfig -p | grep -q 'libdnnl.so.2' || ! ldconfig -p | grep -q 'libopenblas.so.0'; then
+        echo "setup: installing libdnnl-dev libopenblas-dev (benchmark peers)"
+        SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libdnnl-dev libopenblas-dev
     fi
 fi

@@ -6,7 +6,8 @@
  *   runtime.h  the device: worker threads ("AI cores") and their scratch arenas
  *   memory.h   the caching allocator for device memory (runtime layer)
  *   machine.h  this machine's measured peaks (the roofs of benchmarks and profiles)
- *   kernel.h   the tile programming model: queues, copies, vector instructions, launch
+ *   kernel.h   the tile programming model: queues, copies, vector and cube instructions, launch
+ *   gemm.h     matrix multiply on the cube path: plan, pre-packed weights, fused epilogues
  *   ops.h      the operator registry and the two-phase single-operator API
  *   graph.h    ONNX models: reader, IR, shape inference, .npy files
  */
@@ -18,6 +19,7 @@
 #include "vinci/memory.h"
 #include "vinci/machine.h"
 #include "vinci/kernel.h"
+#include "vinci/gemm.h"
 #include "vinci/ops.h"
 #include "vinci/graph.h"
 

@@ -1,0 +1,211 @@
+/*
+ * cube.c — the cube instructions of kernel.h: loads into the micro-panel
+ * layouts, mmad, and the checks that guard them.
+ *
+ * Release mode checks only what would otherwise compute garbage silently (an
+ * operand dtype the cube does not take); checked mode validates positions,
+ * alignment, extents, global-memory bounds and that mmad reads only bytes a
+ * load (or an earlier mmad) wrote.
+ */
+#include <string.h>
+
+#include "kernel/cube_internal.h"
+
+static int64_t rup(int64_t x, int64_t m)
+{
+    return (x + m - 1) / m * m;
+}
+
+/* The arena a local must live in for an operand role. */
+static void check_position(vn_core *core, vn_local t, vn_arena want1, vn_arena want2,
+                           const char *what, const char *call, vn_site site)
+{
+    vn_check_local(core, t, call, site);
+    int a = vn_core_arena_of(core, t.data);
+    if (a != (int)want1 && a != (int)want2)
+        vn_core_fail(core, site, call, "%s is in %s; it must be in %s or %s", what,
+                     vn_arena_name((vn_arena)a), vn_arena_name(want1), vn_arena_name(want2));
+}
+
+/* Checked mode: every element the view touches for an r x c block is inside gm. */
+static void check_mat(vn_core *core, vn_mat v, int64_t r, int64_t c, const char *what,
+                      const char *call, vn_site site)
+{
+    if (r == 0 || c == 0) return;
+    if (!v.gm.data || vn_dtype_size(v.gm.dtype) == 0)
+        vn_core_fail(core, site, call, "%s: global tensor is not valid", what);
+    int64_t lo = v.off, hi = v.off;
+    int64_t dr = (r - 1) * v.rs, dc = (c - 1) * v.cs;
+    lo += (dr < 0 ? dr : 0) + (dc < 0 ? dc : 0);
+    hi += (dr > 0 ? dr : 0) + (dc > 0 ? dc : 0);
+    if (lo < 0 || hi >= v.gm.len)
+        vn_core_fail(core, site, call,
+                     "%s: a %lld x %lld block at element %lld with strides (%lld, %lld) touches "
+                     "elements [%lld, %lld] of a global tensor of %lld: out of bounds",
+                     what, (long long)r, (long long)c, (long long)v.off, (long long)v.rs,
+                     (long long)v.cs, (long long)lo, (long long)hi, (long long)v.gm.len);
+}
+
+static void check_dims(vn_core *core, int64_t a, int64_t b, int64_t c, const char *call,
+                       vn_site site)
+{
+    if (a < 0 || b < 0 || c < 0)
+        vn_core_fail(core, site, call, "negative extent (%lld, %lld, %lld)", (long long)a,
+                     (long long)b, (long long)c);
+}
+
+/* dst dtype of a load and the source dtypes it accepts. */
+static bool load_types_ok(bool is_a, vn_dtype dst, vn_dtype src)
+{
+    switch (dst) {
+    case VN_F32:
+        return src == VN_F32;
+    case VN_BF16:
+        return src == VN_F32 || src == VN_BF16;
+    case VN_U8:
+        return is_a && (src == VN_U8 || src == VN_I8);
+    case VN_I8:
+        return !is_a && (src == VN_U8 || src == VN_I8);
+    default:
+        return false;
+    }
+}
+
+static void load_common(vn_core *core, bool is_a, vn_local dst, vn_mat src, int64_t rows,
+                        int64_t depth, vn_site site)
+{
+    const char *call = is_a ? "vn_cube_load_a" : "vn_cube_load_b";
+    if (!load_types_ok(is_a, dst.dtype, src.gm.dtype))
+        vn_core_fail(core, site, call, "cannot load %s into a %s %s operand",
+                     vn_dtype_name(src.gm.dtype), vn_dtype_name(dst.dtype), is_a ? "A" : "B");
+    vn_cube_shape s = vn_cube_shape_of(dst.dtype);
+    int64_t elems =
+        is_a ? vn_cube_a_elems(dst.dtype, rows, depth) : vn_cube_b_elems(dst.dtype, depth, rows);
+    int64_t bytes = elems * (int64_t)vn_dtype_size(dst.dtype);
+    if (core->checked) {
+        check_dims(core, rows, depth, 0, call, site);
+        if (is_a)
+            check_position(core, dst, VN_ARENA_L1, VN_ARENA_L0A, "dst", call, site);
+        else
+            check_position(core, dst, VN_ARENA_L1, VN_ARENA_L0B, "dst", call, site);
+        if (is_a)
+            check_mat(core, src, rows, depth, "src", call, site);
+        else
+            check_mat(core, src, depth, rows, "src", call, site);
+        vn_check_write(core, dst, 0, bytes, call, site);
+    }
+    if (elems == 0) return;
+    const void *p = (const uint8_t *)src.gm.data + src.off * (int64_t)vn_dtype_size(src.gm.dtype);
+    if (is_a)
+        vn_cube_pack_a(s, dst.dtype, dst.data, src.gm.dtype, p, src.rs, src.cs, rows, depth);
+    else
+        vn_cube_pack_b(s, dst.dtype, dst.data, src.gm.dtype, p, src.rs, src.cs, depth, rows);
+    core->counters.bytes_in += rows * depth * (int64_t)vn_dtype_size(src.gm.dtype);
+}
+
+void vn_cube_load_a_(vn_core *core, vn_local dst, vn_mat src, int64_t m, int64_t k, vn_site site)
+{
+    load_common(core, true, dst, src, m, k, site);
+}
+
+void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t n, vn_site site)
+{
+    load_common(core, false, dst, src, n, k, site);
+}
+
+/* The pre-packed whole B is ceil(N/NR) panels of Kp(K) x NR; the block's
+ * panel q' = n0/NR + q starts at q'*NR*Kp(K), and its rows from k0 on are
+ * contiguous, so each panel of the block is one copy of Kp(k) x NR elements —
+ * except the last k chunk, whose rows past K are the panel's zero padding. */
+void vn_cube_load_b_packed_(vn_core *core, vn_local dst, vn_gm packed, int64_t K, int64_t k0,
+                            int64_t k, int64_t n0, int64_t n, vn_site site)
+{
+    const char *call = "vn_cube_load_b_packed";
+    vn_cube_shape s = vn_cube_shape_of(dst.dtype);
+    if (s.mr == 0 || (dst.dtype == VN_U8) || packed.dtype != dst.dtype)
+        vn_core_fail(core, site, call, "a packed %s B cannot load into a %s operand",
+                     vn_dtype_name(packed.dtype), vn_dtype_name(dst.dtype));
+    int64_t kpK = rup(K, s.kp), kpk = rup(k, s.kp);
+    int64_t panels = (n + s.nr - 1) / s.nr, first = n0 / s.nr;
+    int64_t bytes = vn_cube_b_elems(dst.dtype, k, n) * (int64_t)vn_dtype_size(dst.dtype);
+    if (core->checked) {
+        check_dims(core, K, k, n, call, site);
+        check_position(core, dst, VN_ARENA_L1, VN_ARENA_L0B, "dst", call, site);
+        if (k0 < 0 || k0 % s.kp || n0 < 0 || n0 % s.nr || k0 + k > K || (k % s.kp && k0 + k != K))
+            vn_core_fail(core, site, call,
+                         "block (k0 %lld, k %lld, n0 %lld) must start on a k group of %d and a "
+                         "panel of %d columns, end on a k group or at K, inside K = %lld",
+                         (long long)k0, (long long)k, (long long)n0, (int)s.kp, (int)s.nr,
+                         (long long)K);
+        if ((first + panels) * s.nr * kpK > packed.len)
+            vn_core_fail(core, site, call,
+                         "columns [%lld, %lld) need %lld packed elements; the packed B has %lld",
+                         (long long)n0, (long long)(n0 + n),
+                         (long long)((first + panels) * s.nr * kpK), (long long)packed.len);
+        vn_check_write(core, dst, 0, bytes, call, site);
+    }
+    if (bytes == 0) return;
+    size_t es = vn_dtype_size(dst.dtype);
+    size_t run = (size_t)(kpk * s.nr) * es;
+    for (int64_t q = 0; q < panels; q++) {
+        const uint8_t *from =
+            (const uint8_t *)packed.data + ((first + q) * s.nr * kpK + k0 * s.nr) * (int64_t)es;
+        memcpy((uint8_t *)dst.data + (size_t)q * run, from, run);
+    }
+    core->counters.bytes_in += (int64_t)run * panels;
+}
+
+static bool mmad_types_ok(vn_dtype c, vn_dtype a, vn_dtype b)
+{
+    return (a == VN_F32 && b == VN_F32 && c == VN_F32) ||
+           (a == VN_BF16 && b == VN_BF16 && c == VN_F32) ||
+           (a == VN_U8 && b == VN_I8 && c == VN_I32);
+}
+
+static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
+                       int64_t k, bool init, vn_site site)
+{
+    const char *call = "vn_cube_mmad";
+    check_dims(core, m, n, k, call, site);
+    check_position(core, a, VN_ARENA_L1, VN_ARENA_L0A, "A", call, site);
+    check_position(core, b, VN_ARENA_L1, VN_ARENA_L0B, "B", call, site);
+    check_position(core, c, VN_ARENA_L0C, VN_ARENA_L0C, "C", call, site);
+    int64_t sz = (int64_t)vn_dtype_size(a.dtype);
+    vn_check_read(core, a, 0, vn_cube_a_elems(a.dtype, m, k) * sz, call, site);
+    vn_check_read(core, b, 0, vn_cube_b_elems(b.dtype, k, n) * sz, call, site);
+    int64_t cb = vn_cube_c_elems(a.dtype, m, n) * 4;
+    if (init)
+        vn_check_write(core, c, 0, cb, call, site);
+    else
+        vn_check_read(core, c, 0, cb, call, site);
+}
+
+void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
+                   int64_t k, bool init, vn_site site)
+{
+    if (!mmad_types_ok(c.dtype, a.dtype, b.dtype))
+        vn_core_fail(core, site, "vn_cube_mmad", "no cube operation %s x %s -> %s",
+                     vn_dtype_name(a.dtype), vn_dtype_name(b.dtype), vn_dtype_name(c.dtype));
+    if (core->checked) mmad_check(core, c, a, b, m, n, k, init, site);
+    if (m <= 0 || n <= 0) return;
+    int kind = vn_cube_kind_of(a.dtype);
+    const vn_cube_table *t = vn_cube_table_get();
+    vn_cube_shape s = t->shape[kind];
+    int64_t mp = (m + s.mr - 1) / s.mr, np = (n + s.nr - 1) / s.nr, kp = rup(k, s.kp);
+    size_t es = vn_dtype_size(a.dtype);
+    if (k <= 0) {
+        if (init) memset(c.data, 0, (size_t)(mp * np * s.mr * s.nr) * 4);
+        return;
+    }
+    vn_ukr_fn ukr = t->ukr[kind];
+    /* B micro-panel outer: it stays in L1 while the A panels stream past it. */
+    for (int64_t q = 0; q < np; q++) {
+        const uint8_t *bp = (const uint8_t *)b.data + (size_t)(q * s.nr * kp) * es;
+        for (int64_t p = 0; p < mp; p++) {
+            const uint8_t *ap = (const uint8_t *)a.data + (size_t)(p * s.mr * kp) * es;
+            uint8_t *cp = (uint8_t *)c.data + (size_t)((p * np + q) * s.mr * s.nr) * 4;
+            ukr(kp / s.kp, ap, bp, cp, !init);
+        }
+    }
+    core->counters.cube_ops += m * n * k;
+}

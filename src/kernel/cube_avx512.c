@@ -1,0 +1,123 @@
+/*
+ * cube_avx512.c — the AVX-512 cube table: 12 x 32 micro-kernels with 24 zmm
+ * accumulators (MLAS-like: each k broadcasts 12 A values and loads two B
+ * vectors, 24 FMAs per 14 loads, leaving the two FMA ports the bottleneck):
+ *   f32   vfmadd231ps, one k per step;
+ *   bf16  vdpbf16ps, a pair of k per step (A pair broadcast as 32 bits);
+ *   int8  vpdpbusd (u8 x s8 -> s32), a quad of k per step.
+ * Without AVX512_BF16 / VNNI the table falls back to generic kernels of the
+ * same shape (cube_table.c), so packed layouts do not change.
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernel/cube_internal.h"
+
+#include "kernel/cube_generic.inc"
+
+CUBE_GENERIC_ENTRIES(12, 32)
+
+/* The 24 accumulators as named registers: GCC keeps them in zmm0..23. */
+#define ACC_DECL(T)                                                                                \
+    T c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71, c80, c81,    \
+        c90, c91, ca0, ca1, cb0, cb1
+#define ACC_ALL(F)                                                                                 \
+    F(0, c00, c01)                                                                                 \
+    F(1, c10, c11) F(2, c20, c21) F(3, c30, c31) F(4, c40, c41) F(5, c50, c51) F(6, c60, c61)      \
+        F(7, c70, c71) F(8, c80, c81) F(9, c90, c91) F(10, ca0, ca1) F(11, cb0, cb1)
+
+#define LOAD_PS(r, x0, x1)  x0 = _mm512_loadu_ps(c + 32 * r), x1 = _mm512_loadu_ps(c + 32 * r + 16);
+#define ZERO_PS(r, x0, x1)  x0 = _mm512_setzero_ps(), x1 = _mm512_setzero_ps();
+#define STORE_PS(r, x0, x1) _mm512_storeu_ps(c + 32 * r, x0), _mm512_storeu_ps(c + 32 * r + 16, x1);
+#define FMA_ROW(r, x0, x1)                                                                         \
+    {                                                                                              \
+        __m512 ar = _mm512_set1_ps(a[r]);                                                          \
+        x0 = _mm512_fmadd_ps(ar, b0, x0);                                                          \
+        x1 = _mm512_fmadd_ps(ar, b1, x1);                                                          \
+    }
+
+static void ukr_f32_12x32(int64_t kg, const void *a_, const void *b_, void *c_, int acc)
+{
+    const float *a = a_, *b = b_;
+    float *c = c_;
+    ACC_DECL(__m512);
+    if (acc) {
+        ACC_ALL(LOAD_PS)
+    } else {
+        ACC_ALL(ZERO_PS)
+    }
+    for (int64_t k = 0; k < kg; k++, a += 12, b += 32) {
+        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+        ACC_ALL(FMA_ROW)
+    }
+    ACC_ALL(STORE_PS)
+}
+
+#define DP_ROW(r, x0, x1)                                                                          \
+    {                                                                                              \
+        int32_t s;                                                                                 \
+        memcpy(&s, a + 2 * r, 4);                                                                  \
+        __m512bh ar = (__m512bh)_mm512_set1_epi32(s);                                              \
+        x0 = _mm512_dpbf16_ps(x0, ar, b0);                                                         \
+        x1 = _mm512_dpbf16_ps(x1, ar, b1);                                                         \
+    }
+
+static void ukr_bf16_12x32(int64_t kg, const void *a_, const void *b_, void *c_, int acc)
+{
+    const uint16_t *a = a_, *b = b_;
+    float *c = c_;
+    ACC_DECL(__m512);
+    if (acc) {
+        ACC_ALL(LOAD_PS)
+    } else {
+        ACC_ALL(ZERO_PS)
+    }
+    for (int64_t k = 0; k < kg; k++, a += 24, b += 64) {
+        __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + 32);
+        ACC_ALL(DP_ROW)
+    }
+    ACC_ALL(STORE_PS)
+}
+
+#define LOAD_EPI(r, x0, x1)                                                                        \
+    x0 = _mm512_loadu_si512(c + 32 * r), x1 = _mm512_loadu_si512(c + 32 * r + 16);
+#define ZERO_EPI(r, x0, x1) x0 = _mm512_setzero_si512(), x1 = _mm512_setzero_si512();
+#define STORE_EPI(r, x0, x1)                                                                       \
+    _mm512_storeu_si512(c + 32 * r, x0), _mm512_storeu_si512(c + 32 * r + 16, x1);
+#define VNNI_ROW(r, x0, x1)                                                                        \
+    {                                                                                              \
+        int32_t s;                                                                                 \
+        memcpy(&s, a + 4 * r, 4);                                                                  \
+        __m512i ar = _mm512_set1_epi32(s);                                                         \
+        x0 = _mm512_dpbusd_epi32(x0, ar, b0);                                                      \
+        x1 = _mm512_dpbusd_epi32(x1, ar, b1);                                                      \
+    }
+
+static void ukr_i8_12x32(int64_t kg, const void *a_, const void *b_, void *c_, int acc)
+{
+    const uint8_t *a = a_;
+    const int8_t *b = b_;
+    int32_t *c = c_;
+    ACC_DECL(__m512i);
+    if (acc) {
+        ACC_ALL(LOAD_EPI)
+    } else {
+        ACC_ALL(ZERO_EPI)
+    }
+    for (int64_t k = 0; k < kg; k++, a += 48, b += 128) {
+        __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
+        ACC_ALL(VNNI_ROW)
+    }
+    ACC_ALL(STORE_EPI)
+}
+
+const vn_cube_table vn_cube_table_avx512 = {
+    .isa = VN_ISA_AVX512,
+    .shape = {{12, 32, 1}, {12, 32, 2}, {12, 32, 4}},
+    .ukr = {ukr_f32_12x32, ukr_bf16_12x32, ukr_i8_12x32},
+    .gemv_rows = cube_gemv_rows,
+};
+
+/* Same shapes, generic kernels: for CPUs without AVX512_BF16 / VNNI. */
+const vn_ukr_fn vn_cube_avx512_generic_bf16 = cube_gen_bf16_12x32;
+const vn_ukr_fn vn_cube_avx512_generic_i8 = cube_gen_i8_12x32;

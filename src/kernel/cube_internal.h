@@ -1,0 +1,77 @@
+/*
+ * cube_internal.h — what the cube files share: the per-ISA table of
+ * micro-kernels, the packers and the fixpipe row step.
+ *
+ * A micro-kernel computes one MR x NR tile of C (row-major, NR contiguous):
+ *     c = (acc ? c : 0) + sum over kg < kgroups of A panel (kg) * B panel (kg)
+ * with the panels in the layout documented in kernel.h (kgroups = Kp / KP).
+ * Invariants: it reads exactly kgroups*MR*KP elements of a and kgroups*NR*KP
+ * of b, and writes exactly MR*NR elements of c; pointers need only element
+ * alignment (the kernels use unaligned loads), but loads keep them 32-byte
+ * aligned. f32 kernels accumulate with one fused multiply-add per k, in
+ * increasing k, so every f32 path gives results within K*eps of exact and the
+ * same kernel always gives the same bits.
+ */
+#ifndef VINCI_KERNEL_CUBE_INTERNAL_H
+#define VINCI_KERNEL_CUBE_INTERNAL_H
+
+#include "kernel/core_internal.h"
+
+/* Operand families: the index of a table row. */
+typedef enum vn_cube_kind {
+    VN_CUBE_F32 = 0,
+    VN_CUBE_BF16,
+    VN_CUBE_I8,
+    VN_CUBE_KIND_COUNT
+} vn_cube_kind;
+
+typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, const void *b, void *c, int acc);
+/* GEMV rows: c[0..n) = (acc ? c : 0) + sum_k a[k] * b[k*ldb + j], fma in k order. */
+typedef void (*vn_gemv_fn)(int64_t k, int64_t n, const float *a, const float *b, int64_t ldb,
+                           float *c);
+
+typedef struct vn_cube_table {
+    vn_isa isa;
+    vn_cube_shape shape[VN_CUBE_KIND_COUNT];
+    vn_ukr_fn ukr[VN_CUBE_KIND_COUNT];
+    vn_gemv_fn gemv_rows; /* B row-major (k x n, ldb); c overwritten */
+} vn_cube_table;
+
+/* The table of the active ISA (chosen once, thread-safe). Never NULL. */
+const vn_cube_table *vn_cube_table_get(void);
+extern const vn_cube_table vn_cube_table_scalar;
+extern const vn_cube_table vn_cube_table_avx2;
+extern const vn_cube_table vn_cube_table_avx512;
+
+/* The family of an operand dtype (F32, BF16, U8/I8), or -1. */
+int vn_cube_kind_of(vn_dtype dtype);
+
+/* Generic micro-kernels of any shape (plain C), the fallback of every ISA. */
+void vn_ukr_f32_generic(int mr, int nr, int64_t kg, const float *a, const float *b, float *c,
+                        int acc);
+void vn_ukr_bf16_generic(int mr, int nr, int64_t kg, const uint16_t *a, const uint16_t *b, float *c,
+                         int acc);
+void vn_ukr_i8_generic(int mr, int nr, int64_t kg, const uint8_t *a, const int8_t *b, int32_t *c,
+                       int acc);
+
+/* Packers (cube_pack.c): write the whole padded panels of an m x k A block
+ * or a k x n B block from a strided source (element (i, j) at src + i*rs +
+ * j*cs, in elements of src_dtype). */
+void vn_cube_pack_a(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
+                    const void *src, int64_t rs, int64_t cs, int64_t m, int64_t k);
+void vn_cube_pack_b(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
+                    const void *src, int64_t rs, int64_t cs, int64_t k, int64_t n);
+
+/* Fixpipe of one row piece (cube_fixpipe.c): v[0..n) are the accumulators of
+ * tile row i, columns j0..j0+n (f32 or i32 by acc_dtype); writes them through
+ * the epilogue to dst(i, j0 + j). `tmp` has room for 2*n floats; n <=
+ * VN_FIXPIPE_CHUNK. v is clobbered. */
+void vn_fixpipe_row(const vn_fixpipe *fp, vn_dtype acc_dtype, void *v, int64_t i, int64_t j0,
+                    int64_t n, vn_mat dst, float *tmp);
+
+#define VN_CUBE_MAX_MR 16
+#define VN_CUBE_MAX_NR 64
+/* Columns one fixpipe row step handles at a time. */
+#define VN_FIXPIPE_CHUNK 256
+
+#endif /* VINCI_KERNEL_CUBE_INTERNAL_H */

@@ -1,0 +1,50 @@
+/*
+ * gemm_internal.h — the GEMM plan record shared by the plan, the kernels and
+ * the run (gemm_plan.c, gemm_kernel.c, gemm_run.c).
+ *
+ * Tiling (all chosen by the plan, see gemm_plan.c):
+ *   a kernel block owns output rows [m0, m0+mb) x columns [n0, n0+nb) of one
+ *   batch; per K chunk of kc it packs B (kc x nb) into L1 (B1) once, then per
+ *   mc rows packs A (mc x kc) into L0A (A2), mmads into L0C (CO1, mc x nb)
+ *   and fixpipes to GM: raw partial sums for all but the last chunk, the
+ *   epilogue on the last. Invariants: kc % kp == 0, mc % mr == 0,
+ *   nb % nr == 0, mb % mr == 0, and the three buffers fit their arenas.
+ */
+#ifndef VINCI_KERNEL_GEMM_INTERNAL_H
+#define VINCI_KERNEL_GEMM_INTERNAL_H
+
+#include "kernel/cube_internal.h"
+#include "vinci/gemm.h"
+
+struct vn_gemm_plan {
+    vn_device *device;
+    vn_gemm_desc d;
+    vn_dtype a_op, b_op, acc; /* operand dtypes in L1/L0 and the L0C dtype */
+    vn_cube_shape s;
+    int64_t a_rs, a_cs, b_rs, b_cs, ldc; /* element strides of op(A), op(B), C */
+    int64_t kc, mc, nb, mb, mt, nt;
+    int32_t block_dim;
+    bool gemv;              /* M == 1 f32 with a contiguous A row */
+    int64_t gv_nb, gv_nt;   /* GEMV: columns per block, blocks per batch */
+    int32_t a_zero, b_zero; /* effective zero points after the loads' shifts */
+    int64_t packed_elems;   /* one packed B, panels only */
+    int64_t packed_bytes;   /* one packed B with its column sums, 64-byte multiple */
+    char layout[48];
+    vn_kernel_counters last;
+};
+
+/* Arguments of one launch (both kernels). */
+typedef struct vn_gemm_kargs {
+    const vn_gemm_plan *p;
+    vn_gm a, b, c, part, c_in, res, bias, col_scale, row_sum, col_sum;
+    int64_t ldp, part_stride; /* partial sums: row stride, batch stride */
+    bool b_packed;
+} vn_gemm_kargs;
+
+void vn_gemm_kernel(vn_core *core, const void *args);
+void vn_gemv_kernel(vn_core *core, const void *args);
+
+/* The fixpipe settings every tile of the plan shares (pointers unset). */
+vn_fixpipe vn_gemm_fixpipe_base(const vn_gemm_plan *p);
+
+#endif /* VINCI_KERNEL_GEMM_INTERNAL_H */

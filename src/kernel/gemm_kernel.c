@@ -1,0 +1,200 @@
+/*
+ * gemm_kernel.c — the matmul kernels the GEMM plan launches, written with the
+ * cube instructions only (see gemm_internal.h for the tiling):
+ *
+ *   for each K chunk:            load B (kc x nb) -> L1           (B1)
+ *     for each mc rows:          load A (mc x kc) -> L0A          (A2)
+ *                                mmad -> L0C                      (CO1)
+ *                                fixpipe -> partial sums, or C through the epilogue
+ *
+ * and the GEMV kernel (M = 1): B streamed from global memory row by row into
+ * a row of accumulators in UB, then the same fixpipe row step.
+ */
+#include <string.h>
+
+#include "kernel/gemm_internal.h"
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The batch's view of an optional global tensor: data moved by `off` elements. */
+static vn_mat view(vn_gm g, int64_t off, int64_t rs, int64_t cs)
+{
+    vn_mat m = {g, off, rs, cs};
+    if (!g.data) memset(&m, 0, sizeof m);
+    return m;
+}
+
+typedef struct tile_pos {
+    int64_t batch, m0, ml, n0, nl;
+} tile_pos;
+
+static bool decode(const vn_gemm_plan *p, int64_t block, tile_pos *t)
+{
+    int64_t per = p->mt * p->nt;
+    t->batch = block / per;
+    int64_t r = block % per;
+    t->m0 = (r / p->nt) * p->mb;
+    t->n0 = (r % p->nt) * p->nb;
+    t->ml = min64(p->mb, p->d.M - t->m0);
+    t->nl = min64(p->nb, p->d.N - t->n0);
+    return t->ml > 0 && t->nl > 0;
+}
+
+/* The epilogue views of one batch, tile-relative at (r0, c0). */
+static void tile_views(const vn_gemm_kargs *g, const tile_pos *t, int64_t r0, int64_t c0,
+                       vn_fixpipe *fp)
+{
+    const vn_gemm_plan *p = g->p;
+    const vn_gemm_epilogue *e = &p->d.epi;
+    int64_t ldr = e->ldr ? e->ldr : p->d.N;
+    fp->row0 = r0, fp->col0 = c0;
+    fp->c_in = view(g->c_in, t->batch * p->d.stride_c_in + r0 * e->c_in_rs + c0 * e->c_in_cs,
+                    e->c_in_rs, e->c_in_cs);
+    fp->residual = view(g->res, t->batch * p->d.stride_residual + r0 * ldr + c0, ldr, 1);
+}
+
+static void batch_vectors(const vn_gemm_kargs *g, const tile_pos *t, vn_fixpipe *fp)
+{
+    const vn_gemm_plan *p = g->p;
+    fp->bias = g->bias;
+    fp->col_scale = g->col_scale;
+    fp->row_sum = g->row_sum;
+    fp->col_sum = g->col_sum;
+    if (g->row_sum.data)
+        fp->row_sum.data = (int32_t *)g->row_sum.data + t->batch * p->d.M, fp->row_sum.len = p->d.M;
+    if (g->col_sum.data && !g->b_packed)
+        fp->col_sum.data = (int32_t *)g->col_sum.data + t->batch * p->d.N, fp->col_sum.len = p->d.N;
+}
+
+/* Column sums stored behind the panels of a packed int8 B. */
+static vn_gm packed_b(const vn_gemm_kargs *g, int64_t batch, vn_gm *col_sum)
+{
+    const vn_gemm_plan *p = g->p;
+    int64_t idx = p->d.stride_b ? batch : 0;
+    uint8_t *base = (uint8_t *)g->b.data + idx * p->packed_bytes;
+    if (col_sum && p->d.compute == VN_I32) {
+        int64_t at = (p->packed_elems + 3) / 4 * 4;
+        *col_sum = vn_gm_make(base + at, VN_I32, (p->d.N + p->s.nr - 1) / p->s.nr * p->s.nr);
+    }
+    return vn_gm_make(base, p->b_op, p->packed_elems);
+}
+
+static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, vn_local a2,
+                      vn_local b1, vn_local c0, int64_t kc0, int64_t kl, vn_fixpipe *fp)
+{
+    const vn_gemm_plan *p = g->p;
+    const vn_gemm_desc *d = &p->d;
+    bool first = kc0 == 0, last = kc0 + kl >= d->K;
+    int64_t aoff = t->batch * d->stride_a, coff = t->batch * d->stride_c;
+    int64_t poff = t->batch * g->part_stride;
+    for (int64_t r0 = t->m0; r0 < t->m0 + t->ml; r0 += p->mc) {
+        int64_t rl = min64(p->mc, t->m0 + t->ml - r0);
+        vn_set_loop(core, kc0 / p->kc);
+        if (kl > 0)
+            vn_cube_load_a(core, a2,
+                           vn_mat_make(g->a, aoff + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs),
+                           rl, kl);
+        vn_cube_mmad(core, c0, a2, b1, rl, t->nl, kl, true);
+        vn_mat part = vn_mat_make(g->part, poff + r0 * g->ldp + t->n0, g->ldp, 1);
+        vn_mat out = vn_mat_make(g->c, coff + r0 * p->ldc + t->n0, p->ldc, 1);
+        tile_views(g, t, r0, t->n0, fp);
+        fp->raw = !last;
+        fp->partial = first ? view((vn_gm){0}, 0, 0, 0) : part;
+        vn_cube_fixpipe(core, last ? out : part, c0, rl, t->nl, fp);
+    }
+}
+
+static void gemm_tile(vn_core *core, const vn_gemm_kargs *g, const tile_pos *tp, vn_local a2,
+                      vn_local b1, vn_local c0);
+
+void vn_gemm_kernel(vn_core *core, const void *args)
+{
+    const vn_gemm_kargs *g = args;
+    const vn_gemm_plan *p = g->p;
+    const vn_gemm_desc *d = &p->d;
+    vn_local a2 = vn_buf_new(core, VN_A2, vn_cube_a_elems(p->a_op, p->mc, p->kc), p->a_op);
+    vn_local b1 = vn_buf_new(core, VN_B1, vn_cube_b_elems(p->b_op, p->kc, p->nb), p->b_op);
+    vn_local c0 = vn_buf_new(core, VN_CO1, vn_cube_c_elems(p->a_op, p->mc, p->nb), p->acc);
+    int64_t tiles = d->batch * p->mt * p->nt;
+    for (int64_t i = vn_block_idx(core); i < tiles; i += vn_block_num(core)) {
+        tile_pos t;
+        if (decode(p, i, &t)) gemm_tile(core, g, &t, a2, b1, c0);
+    }
+}
+
+static void gemm_tile(vn_core *core, const vn_gemm_kargs *g, const tile_pos *tp, vn_local a2,
+                      vn_local b1, vn_local c0)
+{
+    const vn_gemm_plan *p = g->p;
+    const vn_gemm_desc *d = &p->d;
+    tile_pos t = *tp;
+    vn_fixpipe fp = vn_gemm_fixpipe_base(p);
+    batch_vectors(g, &t, &fp);
+    vn_gm pb = {0};
+    if (g->b_packed) pb = packed_b(g, t.batch, &fp.col_sum);
+    int64_t boff = t.batch * d->stride_b;
+    for (int64_t kc0 = 0;; kc0 += p->kc) {
+        int64_t kl = min64(p->kc, d->K - kc0);
+        if (kl > 0 && g->b_packed)
+            vn_cube_load_b_packed(core, b1, pb, d->K, kc0, kl, t.n0, t.nl);
+        else if (kl > 0)
+            vn_cube_load_b(
+                core, b1,
+                vn_mat_make(g->b, boff + kc0 * p->b_rs + t.n0 * p->b_cs, p->b_rs, p->b_cs), kl,
+                t.nl);
+        gemm_rows(core, g, &t, a2, b1, c0, kc0, kl, &fp);
+        if (kc0 + kl >= d->K) break;
+    }
+}
+
+/* ---- GEMV ----------------------------------------------------------------- */
+
+static void gemv_tile(vn_core *core, const vn_gemm_kargs *g, int64_t block, vn_local acc);
+
+void vn_gemv_kernel(vn_core *core, const void *args)
+{
+    const vn_gemm_kargs *g = args;
+    const vn_gemm_plan *p = g->p;
+    vn_local acc = vn_buf_new(core, VN_VECCALC, p->gv_nb, VN_F32);
+    int64_t tiles = p->d.batch * p->gv_nt;
+    for (int64_t i = vn_block_idx(core); i < tiles; i += vn_block_num(core))
+        gemv_tile(core, g, i, acc);
+}
+
+static void gemv_tile(vn_core *core, const vn_gemm_kargs *g, int64_t block, vn_local acc)
+{
+    const vn_gemm_plan *p = g->p;
+    const vn_gemm_desc *d = &p->d;
+    tile_pos t = {block / p->gv_nt, 0, 1, (block % p->gv_nt) * p->gv_nb, 0};
+    t.nl = min64(p->gv_nb, d->N - t.n0);
+    if (t.nl <= 0) return;
+    int64_t nr = p->s.nr, width = (t.nl + nr - 1) / nr * nr;
+    float *c = vn_ptr(float, acc);
+    const float *a = (const float *)g->a.data + t.batch * d->stride_a;
+    vn_gemv_fn rows = vn_cube_table_get()->gemv_rows;
+    if (g->b_packed) {
+        int64_t kp = d->K; /* f32: KP = 1 */
+        const float *pb = (const float *)packed_b(g, t.batch, NULL).data;
+        for (int64_t q = 0; q < width / nr; q++)
+            rows(d->K, nr, a, pb + (t.n0 + q * nr) * kp, nr, c + q * nr);
+    } else {
+        const float *b = (const float *)g->b.data + t.batch * d->stride_b + t.n0;
+        rows(d->K, t.nl, a, b, p->b_rs, c);
+    }
+    vn_shadow_mark(core, c, t.nl * 4);
+    core->counters.cube_ops += d->K * t.nl;
+    core->counters.bytes_in += d->K * t.nl * 4;
+    vn_fixpipe fp = vn_gemm_fixpipe_base(p);
+    batch_vectors(g, &t, &fp);
+    tile_views(g, &t, 0, t.n0, &fp);
+    vn_mat out = vn_mat_make(g->c, t.batch * d->stride_c + t.n0, p->ldc, 1);
+    float tmp[2 * VN_FIXPIPE_CHUNK];
+    for (int64_t j = 0; j < t.nl; j += VN_FIXPIPE_CHUNK) {
+        int64_t w = min64(VN_FIXPIPE_CHUNK, t.nl - j);
+        vn_fixpipe_row(&fp, VN_F32, c + j, 0, j, w, out, tmp);
+    }
+    core->counters.bytes_out += t.nl * (int64_t)vn_dtype_size(d->c_dtype);
+}

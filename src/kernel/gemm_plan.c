@@ -1,0 +1,291 @@
+/*
+ * gemm_plan.c — phase one of the GEMM API: validate a descriptor and choose
+ * the tiling from the shapes, the device's arenas and the measured caches.
+ *
+ * Tiling rules (why):
+ *   kc  the B micro-panel (kc x NR) takes about half the L1 data cache, so it
+ *       stays there while the A micro-panels stream past it;
+ *   mc  the packed A block (mc x kc) fills L0A;
+ *   nb  the packed B block (kc x nb) fits L1 and the accumulators (mc x nb)
+ *       fit L0C; the larger nb, the fewer times A is packed (once per nb);
+ *   grid columns split evenly into nt tiles of nb, rows into mt tiles so that
+ *       the block count is a multiple of the workers where possible.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/gemm_internal.h"
+
+static const char *const W = "vn_gemm_plan_create";
+
+static int64_t rup(int64_t x, int64_t m)
+{
+    return (x + m - 1) / m * m;
+}
+static int64_t cdiv(int64_t x, int64_t m)
+{
+    return (x + m - 1) / m;
+}
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+vn_gemm_desc vn_gemm_desc_default(int64_t M, int64_t N, int64_t K)
+{
+    vn_gemm_desc d;
+    memset(&d, 0, sizeof d);
+    d.M = M, d.N = N, d.K = K;
+    d.a_dtype = d.b_dtype = d.c_dtype = VN_F32;
+    d.compute = VN_F32;
+    d.batch = 1;
+    d.epi.alpha = 1.0f;
+    return d;
+}
+
+static vn_status check_dtypes(const vn_gemm_desc *d)
+{
+    bool af = d->a_dtype == VN_F32 || d->a_dtype == VN_BF16;
+    bool bf = d->b_dtype == VN_F32 || d->b_dtype == VN_BF16;
+    bool ai = d->a_dtype == VN_U8 || d->a_dtype == VN_I8;
+    bool bi = d->b_dtype == VN_U8 || d->b_dtype == VN_I8;
+    bool cf = d->c_dtype == VN_F32 || d->c_dtype == VN_F16 || d->c_dtype == VN_BF16;
+    switch (d->compute) {
+    case VN_F32:
+        if (d->a_dtype == VN_F32 && d->b_dtype == VN_F32 && cf) return VN_OK;
+        break;
+    case VN_BF16:
+        if (af && bf && cf) return VN_OK;
+        break;
+    case VN_I32:
+        if (ai && bi && (cf || d->c_dtype == VN_I32 || d->c_dtype == VN_U8 || d->c_dtype == VN_I8))
+            return VN_OK;
+        break;
+    default:
+        break;
+    }
+    return vn_error(VN_ERR_DTYPE, W,
+                    "no GEMM %s x %s -> %s computing in %s (f32 x f32 in f32; f32/bf16 in bf16; "
+                    "u8/i8 x u8/i8 in i32)",
+                    vn_dtype_name(d->a_dtype), vn_dtype_name(d->b_dtype), vn_dtype_name(d->c_dtype),
+                    vn_dtype_name(d->compute));
+}
+
+static vn_status check_shape(const vn_gemm_desc *d)
+{
+    if (d->M < 0 || d->N < 0 || d->K < 0 || d->batch < 1)
+        return vn_error(VN_ERR_SHAPE, W,
+                        "M %lld, N %lld, K %lld, batch %lld: sizes must be >= 0 "
+                        "and batch >= 1",
+                        (long long)d->M, (long long)d->N, (long long)d->K, (long long)d->batch);
+    if (d->M > INT32_MAX || d->N > INT32_MAX || d->K > INT32_MAX)
+        return vn_error(VN_ERR_SHAPE, W, "M, N, K must be < 2^31");
+    int64_t arows = d->trans_a ? d->K : d->M, acols = d->trans_a ? d->M : d->K;
+    int64_t brows = d->trans_b ? d->N : d->K, bcols = d->trans_b ? d->K : d->N;
+    if (d->lda && d->lda < acols)
+        return vn_error(VN_ERR_SHAPE, W, "lda %lld < %lld columns of A as stored (%lld x %lld)",
+                        (long long)d->lda, (long long)acols, (long long)arows, (long long)acols);
+    if (d->ldb && d->ldb < bcols)
+        return vn_error(VN_ERR_SHAPE, W, "ldb %lld < %lld columns of B as stored (%lld x %lld)",
+                        (long long)d->ldb, (long long)bcols, (long long)brows, (long long)bcols);
+    if (d->ldc && d->ldc < d->N)
+        return vn_error(VN_ERR_SHAPE, W, "ldc %lld < N %lld", (long long)d->ldc, (long long)d->N);
+    if (d->batch > 1 && d->stride_c < d->M * (d->ldc ? d->ldc : d->N) && d->M * d->N > 0)
+        return vn_error(VN_ERR_SHAPE, W,
+                        "stride_c %lld: batches of C would overlap (M x ldc = %lld)",
+                        (long long)d->stride_c, (long long)(d->M * (d->ldc ? d->ldc : d->N)));
+    if (d->stride_a < 0 || d->stride_b < 0 || d->stride_c_in < 0 || d->stride_residual < 0)
+        return vn_error(VN_ERR_SHAPE, W, "batch strides must be >= 0");
+    return VN_OK;
+}
+
+static vn_status check_epilogue(const vn_gemm_desc *d)
+{
+    const vn_gemm_epilogue *e = &d->epi;
+    if ((unsigned)e->act >= VN_ACT_COUNT)
+        return vn_error(VN_ERR_INVALID_ARG, W, "unknown activation %d", (int)e->act);
+    if ((unsigned)e->bias_axis > VN_BIAS_ROW)
+        return vn_error(VN_ERR_INVALID_ARG, W, "unknown bias axis %d", (int)e->bias_axis);
+    if (e->act == VN_ACT_CLIP && !(e->clip_min <= e->clip_max))
+        return vn_error(VN_ERR_INVALID_ARG, W, "clip_min %g > clip_max %g", e->clip_min,
+                        e->clip_max);
+    bool int_out = d->c_dtype == VN_I32;
+    if (int_out && (e->act || e->bias_axis || e->has_c_in || e->has_residual ||
+                    (e->alpha != 1.0f && e->alpha != 0.0f) || e->has_col_scale || e->scale))
+        return vn_error(VN_ERR_UNSUPPORTED, W,
+                        "an i32 C is the exact zero-point-corrected product: no float epilogue");
+    if (d->compute != VN_I32 && (e->a_zero || e->b_zero || e->has_col_scale || e->y_scale))
+        return vn_error(VN_ERR_INVALID_ARG, W, "zero points and scales need int8 compute");
+    if (d->c_dtype == VN_U8 || d->c_dtype == VN_I8) {
+        if (e->y_scale < 0 || e->y_zero < (d->c_dtype == VN_U8 ? 0 : -128) ||
+            e->y_zero > (d->c_dtype == VN_U8 ? 255 : 127))
+            return vn_error(VN_ERR_INVALID_ARG, W, "y_scale %g / y_zero %d do not fit %s",
+                            e->y_scale, (int)e->y_zero, vn_dtype_name(d->c_dtype));
+    }
+    return VN_OK;
+}
+
+/* Operand dtypes in L1/L0 and the strides of op(A), op(B). */
+static void set_operands(vn_gemm_plan *p)
+{
+    const vn_gemm_desc *d = &p->d;
+    p->a_op = d->compute == VN_F32 ? VN_F32 : d->compute == VN_BF16 ? VN_BF16 : VN_U8;
+    p->b_op = d->compute == VN_F32 ? VN_F32 : d->compute == VN_BF16 ? VN_BF16 : VN_I8;
+    p->acc = d->compute == VN_I32 ? VN_I32 : VN_F32;
+    p->s = vn_cube_shape_of(p->a_op);
+    int64_t lda = d->lda ? d->lda : (d->trans_a ? d->M : d->K);
+    int64_t ldb = d->ldb ? d->ldb : (d->trans_b ? d->K : d->N);
+    p->a_rs = d->trans_a ? 1 : lda, p->a_cs = d->trans_a ? lda : 1;
+    p->b_rs = d->trans_b ? 1 : ldb, p->b_cs = d->trans_b ? ldb : 1;
+    p->ldc = d->ldc ? d->ldc : d->N;
+    p->a_zero = d->epi.a_zero + (d->a_dtype == VN_I8 ? 128 : 0);
+    p->b_zero = d->epi.b_zero - (d->b_dtype == VN_U8 ? 128 : 0);
+    if (d->compute != VN_I32) p->a_zero = p->b_zero = 0;
+}
+
+/* Blocks along M so the block count divides evenly over the workers. */
+static void choose_grid(vn_gemm_plan *p, int32_t workers)
+{
+    const vn_gemm_desc *d = &p->d;
+    int64_t M = d->M > 0 ? d->M : 1, N = d->N > 0 ? d->N : 1;
+    p->nt = cdiv(N, p->nb);
+    p->nb = rup(cdiv(N, p->nt), p->s.nr);
+    int64_t max_mt = cdiv(M, p->s.mr), mt = 1;
+    int64_t per = d->batch * p->nt;
+    while (mt < max_mt && ((per * mt) % workers != 0 || per * mt < workers)) mt++;
+    if ((per * mt) % workers != 0) mt = min64(max_mt, cdiv(workers, per));
+    p->mt = mt;
+    p->mb = rup(cdiv(M, mt), p->s.mr);
+    p->mt = cdiv(M, p->mb);
+    p->block_dim = (int32_t)min64(d->batch * p->nt * p->mt, 65535);
+}
+
+static vn_status choose_tiling(vn_gemm_plan *p)
+{
+    const vn_cpu_features *f = vn_cpu_features_get();
+    int64_t l1d = f->l1d_bytes > 0 ? f->l1d_bytes : 32768;
+    int64_t es = (int64_t)vn_dtype_size(p->a_op);
+    int64_t l0a = vn_device_arena_size(p->device, VN_ARENA_L0A);
+    int64_t l1 = vn_device_arena_size(p->device, VN_ARENA_L1);
+    int64_t l0c = vn_device_arena_size(p->device, VN_ARENA_L0C);
+    vn_cube_shape s = p->s;
+    int64_t kc = l1d / 2 / (s.nr * es) / 16 * 16;
+    if (kc < 16) kc = 16;
+    kc = min64(kc, rup(p->d.K > 0 ? p->d.K : 1, s.kp));
+    kc = rup(kc, s.kp);
+    /* mc: L0A full, but no taller than M and leaving L0C room for 4 panels of B */
+    int64_t mc =
+        min64(l0a / (kc * es), min64(rup(p->d.M > 0 ? p->d.M : 1, s.mr), l0c / (16 * s.nr)));
+    mc = mc / s.mr * s.mr;
+    int64_t nb_l1 = l1 / (kc * es), nb_c = mc > 0 ? l0c / (mc * 4) : 0;
+    int64_t nb = min64(nb_l1, nb_c) / s.nr * s.nr;
+    if (mc < s.mr || nb < s.nr)
+        return vn_error(VN_ERR_UNSUPPORTED, W,
+                        "the device's arenas (L0A %lld, L1 %lld, L0C %lld bytes) cannot hold one "
+                        "%d x %d micro-tile with k chunk %lld",
+                        (long long)l0a, (long long)l1, (long long)l0c, (int)s.mr, (int)s.nr,
+                        (long long)kc);
+    nb = min64(nb, rup(p->d.N > 0 ? p->d.N : 1, s.nr));
+    p->kc = kc, p->mc = mc, p->nb = nb;
+    choose_grid(p, vn_device_num_workers(p->device));
+    return VN_OK;
+}
+
+/* GEMV: one f32 row with a contiguous A row and B as stored row-major (or
+ * packed): streamed without packing, columns split over the workers. */
+static void choose_gemv(vn_gemm_plan *p)
+{
+    const vn_gemm_desc *d = &p->d;
+    p->gemv =
+        d->compute == VN_F32 && d->M == 1 && d->K > 0 && d->N > 0 && p->a_cs == 1 && !d->trans_b;
+    if (!p->gemv) return;
+    int32_t workers = vn_device_num_workers(p->device);
+    int64_t per = rup(cdiv(d->N, workers), p->s.nr);
+    p->gv_nb = min64(per, VN_FIXPIPE_CHUNK * 8);
+    p->gv_nt = cdiv(d->N, p->gv_nb);
+}
+
+static void set_packed(vn_gemm_plan *p)
+{
+    int64_t kp = rup(p->d.K, p->s.kp);
+    p->packed_elems = rup(p->d.N, p->s.nr) * kp;
+    int64_t bytes = p->packed_elems * (int64_t)vn_dtype_size(p->b_op);
+    if (p->d.compute == VN_I32) bytes = rup(bytes, 4) + rup(p->d.N, p->s.nr) * 4; /* column sums */
+    p->packed_bytes = rup(bytes, 64);
+    snprintf(p->layout, sizeof p->layout, "%s.k%d.nr%d.%s", vn_dtype_name(p->b_op), (int)p->s.kp,
+             (int)p->s.nr, vn_isa_name(vn_cube_table_get()->isa));
+}
+
+vn_status vn_gemm_plan_create(vn_device *device, const vn_gemm_desc *desc, vn_gemm_plan **out)
+{
+    if (!desc || !out) return vn_error(VN_ERR_INVALID_ARG, W, "desc or out is NULL");
+    *out = NULL;
+    vn_status st = check_dtypes(desc);
+    if (st == VN_OK) st = check_shape(desc);
+    if (st == VN_OK) st = check_epilogue(desc);
+    if (st == VN_OK && !device) st = vn_device_default(&device);
+    if (st != VN_OK) return st;
+    vn_gemm_plan *p = calloc(1, sizeof *p);
+    if (!p) return vn_error(VN_ERR_OUT_OF_MEMORY, W, "cannot allocate a plan");
+    p->device = device;
+    p->d = *desc;
+    set_operands(p);
+    st = choose_tiling(p);
+    if (st != VN_OK) {
+        free(p);
+        return st;
+    }
+    choose_gemv(p);
+    set_packed(p);
+    *out = p;
+    return VN_OK;
+}
+
+void vn_gemm_plan_destroy(vn_gemm_plan *plan)
+{
+    free(plan);
+}
+
+vn_gemm_tiling vn_gemm_plan_tiling(const vn_gemm_plan *p)
+{
+    vn_gemm_tiling t = {0};
+    if (!p) return t;
+    t.mr = p->s.mr, t.nr = p->s.nr, t.kp = p->s.kp;
+    t.mc = p->mc, t.nc = p->nb, t.kc = p->kc, t.mb = p->mb;
+    t.block_dim = p->block_dim;
+    t.gemv = p->gemv;
+    return t;
+}
+
+size_t vn_gemm_packed_b_size(const vn_gemm_plan *p)
+{
+    if (!p) return 0;
+    return (size_t)p->packed_bytes * (size_t)(p->d.stride_b ? p->d.batch : 1);
+}
+
+const char *vn_gemm_packed_b_layout(const vn_gemm_plan *p)
+{
+    return p ? p->layout : "";
+}
+
+vn_kernel_counters vn_gemm_last_counters(const vn_gemm_plan *p)
+{
+    vn_kernel_counters c = {0};
+    return p ? p->last : c;
+}
+
+vn_fixpipe vn_gemm_fixpipe_base(const vn_gemm_plan *p)
+{
+    const vn_gemm_epilogue *e = &p->d.epi;
+    vn_fixpipe fp;
+    memset(&fp, 0, sizeof fp);
+    fp.a_zero = p->a_zero, fp.b_zero = p->b_zero, fp.k = p->d.K;
+    fp.scale = e->scale;
+    fp.alpha = e->alpha, fp.alpha_zero = e->alpha == 0.0f;
+    fp.beta = e->has_c_in ? e->beta : 0.0f;
+    fp.bias_axis = e->bias_axis;
+    fp.act = e->act, fp.clip_min = e->clip_min, fp.clip_max = e->clip_max;
+    fp.y_scale = e->y_scale, fp.y_zero = e->y_zero;
+    return fp;
+}

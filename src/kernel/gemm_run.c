@@ -1,0 +1,189 @@
+/*
+ * gemm_run.c — phase two of the GEMM API: pack B, run a plan.
+ *
+ * A run launches one kernel over the plan's blocks. Host-side work is only
+ * what a block cannot do alone: the partial-sum buffer when C cannot hold
+ * f32/i32 partial sums itself (a narrower C, or C_in / residual aliasing C),
+ * and, for int8 with zero points, the row sums of A and column sums of B
+ * (of the shifted, as-packed values).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/gemm_internal.h"
+
+static const char *const W = "vn_gemm_run";
+
+static int64_t rup(int64_t x, int64_t m)
+{
+    return (x + m - 1) / m * m;
+}
+
+/* Elements a strided matrix view spans (0 for an empty one). */
+static int64_t span(int64_t rows, int64_t cols, int64_t rs, int64_t cs)
+{
+    if (rows == 0 || cols == 0) return 0;
+    return (rows - 1) * rs + (cols - 1) * cs + 1;
+}
+
+static int64_t batch_span(const vn_gemm_desc *d, int64_t stride, int64_t one)
+{
+    return one == 0 ? 0 : (d->batch - 1) * stride + one;
+}
+
+/* Sums of the shifted A rows (u8) per batch and row. */
+static void row_sums(const vn_gemm_plan *p, const void *a, int32_t *out)
+{
+    const vn_gemm_desc *d = &p->d;
+    uint8_t flip = d->a_dtype == VN_I8 ? 0x80 : 0;
+    for (int64_t b = 0; b < d->batch; b++)
+        for (int64_t i = 0; i < d->M; i++) {
+            const uint8_t *r = (const uint8_t *)a + b * d->stride_a + i * p->a_rs;
+            int32_t s = 0;
+            for (int64_t k = 0; k < d->K; k++) s += (uint8_t)(r[k * p->a_cs] ^ flip);
+            out[b * d->M + i] = s;
+        }
+}
+
+/* Sums of the shifted B columns (i8) of one matrix. */
+static void col_sums(const vn_gemm_plan *p, const void *bm, int32_t *out)
+{
+    const vn_gemm_desc *d = &p->d;
+    uint8_t flip = d->b_dtype == VN_U8 ? 0x80 : 0;
+    for (int64_t j = 0; j < d->N; j++) {
+        const uint8_t *c = (const uint8_t *)bm + j * p->b_cs;
+        int32_t s = 0;
+        for (int64_t k = 0; k < d->K; k++) s += (int8_t)(uint8_t)(c[k * p->b_rs] ^ flip);
+        out[j] = s;
+    }
+}
+
+vn_status vn_gemm_pack_b(const vn_gemm_plan *p, const void *b, void *packed)
+{
+    if (!p || !b || !packed) return vn_error(VN_ERR_INVALID_ARG, "vn_gemm_pack_b", "NULL argument");
+    if ((uintptr_t)packed % 64)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_gemm_pack_b",
+                        "packed buffer is not 64-byte aligned");
+    const vn_gemm_desc *d = &p->d;
+    int64_t n = d->stride_b ? d->batch : 1;
+    size_t in_es = vn_dtype_size(d->b_dtype);
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t *dst = (uint8_t *)packed + i * p->packed_bytes;
+        const uint8_t *src = (const uint8_t *)b + i * d->stride_b * (int64_t)in_es;
+        memset(dst, 0, (size_t)p->packed_bytes);
+        if (d->K > 0 && d->N > 0)
+            vn_cube_pack_b(p->s, p->b_op, dst, d->b_dtype, src, p->b_rs, p->b_cs, d->K, d->N);
+        if (d->compute == VN_I32) col_sums(p, src, (int32_t *)(dst + rup(p->packed_elems, 4)));
+    }
+    return VN_OK;
+}
+
+static vn_status check_args(const vn_gemm_plan *p, const vn_gemm_args *a)
+{
+    const vn_gemm_epilogue *e = &p->d.epi;
+    if (!a || (!a->a && p->d.M * p->d.K != 0) || (!a->b && p->d.K * p->d.N != 0) ||
+        (!a->c && p->d.M * p->d.N != 0))
+        return vn_error(VN_ERR_INVALID_ARG, W, "args, A, B or C is NULL");
+    if (e->has_c_in && !a->c_in)
+        return vn_error(VN_ERR_INVALID_ARG, W, "epi.has_c_in but c_in is NULL");
+    if (e->bias_axis && !a->bias)
+        return vn_error(VN_ERR_INVALID_ARG, W, "epi.bias_axis set but bias is NULL");
+    if (e->has_residual && !a->residual)
+        return vn_error(VN_ERR_INVALID_ARG, W, "epi.has_residual but residual is NULL");
+    if (e->has_col_scale && !a->col_scale)
+        return vn_error(VN_ERR_INVALID_ARG, W, "epi.has_col_scale but col_scale is NULL");
+    if (a->b_packed && (uintptr_t)a->b % 64)
+        return vn_error(VN_ERR_INVALID_ARG, W, "packed B is not 64-byte aligned");
+    return VN_OK;
+}
+
+/* The global tensors of a run, sized to what the views reach. */
+static void make_gms(const vn_gemm_plan *p, const vn_gemm_args *a, vn_gemm_kargs *g)
+{
+    const vn_gemm_desc *d = &p->d;
+    const vn_gemm_epilogue *e = &d->epi;
+    int64_t as = span(d->M, d->K, p->a_rs, p->a_cs), bs = span(d->K, d->N, p->b_rs, p->b_cs);
+    int64_t cs = span(d->M, d->N, p->ldc, 1);
+    g->a = vn_gm_make((void *)a->a, d->a_dtype, batch_span(d, d->stride_a, as));
+    if (a->b_packed)
+        g->b = vn_gm_make((void *)a->b, VN_U8, (int64_t)vn_gemm_packed_b_size(p));
+    else
+        g->b = vn_gm_make((void *)a->b, d->b_dtype, batch_span(d, d->stride_b, bs));
+    g->c = vn_gm_make(a->c, d->c_dtype, batch_span(d, d->stride_c, cs));
+    if (e->has_c_in)
+        g->c_in =
+            vn_gm_make((void *)a->c_in, VN_F32,
+                       batch_span(d, d->stride_c_in, span(d->M, d->N, e->c_in_rs, e->c_in_cs)));
+    if (e->has_residual)
+        g->res = vn_gm_make(
+            (void *)a->residual, VN_F32,
+            batch_span(d, d->stride_residual, span(d->M, d->N, e->ldr ? e->ldr : d->N, 1)));
+    if (e->bias_axis)
+        g->bias = vn_gm_make((void *)a->bias, VN_F32, e->bias_axis == VN_BIAS_ROW ? d->M : d->N);
+    if (e->has_col_scale) g->col_scale = vn_gm_make((void *)a->col_scale, VN_F32, d->N);
+    g->b_packed = a->b_packed;
+}
+
+/* Partial sums go to C itself when it is f32/i32 and no epilogue input aliases it. */
+static bool partial_in_c(const vn_gemm_plan *p, const vn_gemm_args *a)
+{
+    const vn_gemm_desc *d = &p->d;
+    if (d->c_dtype != p->acc) return false;
+    if (d->epi.has_c_in && a->c_in == a->c) return false;
+    if (d->epi.has_residual && a->residual == a->c) return false;
+    return d->K > p->kc;
+}
+
+vn_status vn_gemm_run(const vn_gemm_plan *cp, const vn_gemm_args *args)
+{
+    if (!cp) return vn_error(VN_ERR_INVALID_ARG, W, "plan is NULL");
+    vn_gemm_plan *p = (vn_gemm_plan *)cp;
+    const vn_gemm_desc *d = &p->d;
+    vn_status st = check_args(p, args);
+    if (st != VN_OK) return st;
+    memset(&p->last, 0, sizeof p->last);
+    if (d->M == 0 || d->N == 0) return VN_OK;
+    vn_gemm_kargs g;
+    memset(&g, 0, sizeof g);
+    g.p = p;
+    make_gms(p, args, &g);
+    bool gemv = p->gemv;
+    void *work = NULL, *sums = NULL;
+    if (!gemv && d->K > p->kc) {
+        if (partial_in_c(p, args)) {
+            g.part = g.c, g.ldp = p->ldc, g.part_stride = d->stride_c;
+        } else {
+            work = vn_aligned_alloc((size_t)(d->batch * d->M * d->N) * 4, 64);
+            if (!work) return vn_error(VN_ERR_OUT_OF_MEMORY, W, "cannot allocate partial sums");
+            g.part = vn_gm_make(work, p->acc, d->batch * d->M * d->N), g.ldp = d->N;
+            g.part_stride = d->M * d->N;
+        }
+    }
+    if (d->compute == VN_I32 && (p->a_zero || p->b_zero)) {
+        sums = malloc((size_t)(d->batch * (d->M + d->N) + 1) * 4);
+        if (!sums) {
+            vn_aligned_free(work);
+            return vn_error(VN_ERR_OUT_OF_MEMORY, W, "cannot allocate row / column sums");
+        }
+        int32_t *rs = sums, *cs = rs + d->batch * d->M;
+        if (p->b_zero) {
+            row_sums(p, args->a, rs);
+            g.row_sum = vn_gm_make(rs, VN_I32, d->batch * d->M);
+        }
+        if (p->a_zero && !args->b_packed) {
+            size_t es = vn_dtype_size(d->b_dtype);
+            for (int64_t b = 0; b < d->batch; b++)
+                col_sums(p, (const uint8_t *)args->b + b * d->stride_b * (int64_t)es,
+                         cs + b * d->N);
+            g.col_sum = vn_gm_make(cs, VN_I32, d->batch * d->N);
+        }
+    }
+    int64_t tiles = gemv ? d->batch * p->gv_nt : d->batch * p->mt * p->nt;
+    int32_t blocks = (int32_t)(tiles < 65535 ? tiles : 65535);
+    vn_launch_desc ld = {gemv ? vn_gemv_kernel : vn_gemm_kernel, gemv ? "vn_gemv" : "vn_gemm",
+                         blocks, &g, -1};
+    st = vn_launch(p->device, &ld, &p->last);
+    vn_aligned_free(work);
+    free(sums);
+    return st;
+}

@@ -1,0 +1,92 @@
+/*
+ * test_cube.c — the cube instructions in a user kernel: load A / B, mmad,
+ * fixpipe against a double reference, and checked-mode failures (wrong
+ * position, out-of-bounds extent, misalignment, unwritten operand) naming the
+ * call and file:line.
+ */
+#include "vinci/vinci.h"
+#include "vt.h"
+
+typedef struct cube_args {
+    vn_gm a, b, c;
+    int64_t m, n, k;
+    int bug; /* 0: none; see the cases below */
+} cube_args;
+
+/* C = relu(A * B) for one small block, written straight-line as a user would. */
+static void cube_kernel(vn_core *core, const void *p)
+{
+    const cube_args *g = p;
+    vn_position apos = g->bug == 1 ? VN_B2 : VN_A2; /* bug 1: A in L0B */
+    vn_local a = vn_buf_new(core, apos, vn_cube_a_elems(VN_F32, g->m, g->k), VN_F32);
+    vn_local b = vn_buf_new(core, VN_B1, vn_cube_b_elems(VN_F32, g->k, g->n), VN_F32);
+    vn_local c = vn_buf_new(core, VN_CO1, vn_cube_c_elems(VN_F32, g->m, g->n), VN_F32);
+    if (g->bug == 3)
+        a = vn_local_as(vn_local_at(core, vn_local_as(a, VN_U8), 32), VN_F32),
+        a.data = (char *)a.data + 4;
+    vn_cube_load_a(core, a, vn_mat_make(g->a, 0, g->k, 1), g->m + (g->bug == 2 ? 1 : 0), g->k);
+    if (g->bug != 4) vn_cube_load_b(core, b, vn_mat_make(g->b, 0, g->n, 1), g->k, g->n);
+    vn_cube_mmad(core, c, a, b, g->m, g->n, g->k, true);
+    vn_fixpipe fp = {.alpha = 1.0f, .act = VN_ACT_RELU};
+    vn_cube_fixpipe(core, vn_mat_make(g->c, 0, g->n, 1), c, g->m, g->n, &fp);
+}
+
+static void test_cube_kernel(void)
+{
+    vt_rng r = {42};
+    int64_t m = 13, n = 35, k = 19;
+    float A[13 * 19], B[19 * 35], C[13 * 35];
+    vt_fill(&r, A, 13 * 19, -1, 1), vt_fill(&r, B, 19 * 35, -1, 1);
+    cube_args g = {vn_gm_make(A, VN_F32, m * k),
+                   vn_gm_make(B, VN_F32, k * n),
+                   vn_gm_make(C, VN_F32, m * n),
+                   m,
+                   n,
+                   k,
+                   0};
+    vn_kernel_counters cnt;
+    VT_OK(vn_launch(NULL, &(vn_launch_desc){cube_kernel, "cube", 1, &g, 1}, &cnt));
+    VT_CHECK(cnt.cube_ops == m * n * k, "cube_ops %lld", (long long)cnt.cube_ops);
+    int bad = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t q = 0; q < k; q++) s += (double)A[i * k + q] * B[q * n + j];
+            s = s > 0 ? s : 0;
+            bad += fabs(C[i * n + j] - s) > 1e-5;
+        }
+    VT_CHECK(bad == 0, "%d wrong", bad);
+    VT_CHECK(vn_cube_shape_of(VN_F32).mr > 0 && vn_cube_shape_of(VN_I32).mr == 0, "shapes");
+}
+
+static void expect_fail(int bug, const char *call, const char *what)
+{
+    float A[8 * 8] = {0}, B[8 * 8] = {0}, C[8 * 8];
+    cube_args g = {vn_gm_make(A, VN_F32, 64),
+                   vn_gm_make(B, VN_F32, 64),
+                   vn_gm_make(C, VN_F32, 64),
+                   8,
+                   8,
+                   8,
+                   bug};
+    vn_status st = vn_launch(NULL, &(vn_launch_desc){cube_kernel, "cube", 1, &g, 1}, NULL);
+    VT_CHECK(st == VN_ERR_KERNEL, "bug %d: status %s", bug, vn_status_name(st));
+    VT_CONTAINS(vn_last_error(), call);
+    VT_CONTAINS(vn_last_error(), what);
+    VT_CONTAINS(vn_last_error(), "test_cube.c:");
+}
+
+static void test_checked_failures(void)
+{
+    expect_fail(1, "vn_cube_load_a", "L0B");           /* A operand in the wrong position */
+    expect_fail(2, "vn_cube_load_a", "out of bounds"); /* extent past the global tensor */
+    expect_fail(3, "vn_cube_load_a", "aligned");       /* misaligned local */
+    expect_fail(4, "vn_cube_mmad", "nothing wrote");   /* B never loaded */
+}
+
+int main(void)
+{
+    VT_RUN(test_cube_kernel);
+    VT_RUN(test_checked_failures);
+    return vt_summary();
+}
