@@ -56,7 +56,9 @@ typedef enum vn_attr_type {
     VN_ATTR_FLOAT,
     VN_ATTR_INTS,
     VN_ATTR_FLOATS,
-    VN_ATTR_STRING
+    VN_ATTR_STRING,
+    VN_ATTR_TENSOR,  /* e.g. ConstantOfShape's value */
+    VN_ATTR_STRINGS
 } vn_attr_type;
 
 typedef struct vn_attr {
@@ -66,8 +68,10 @@ typedef struct vn_attr {
     double f;
     const int64_t *ints;
     const float *floats;
-    int32_t count; /* elements of ints / floats */
+    int32_t count; /* elements of ints / floats / strings */
     const char *s;
+    const vn_tensor *t;          /* VN_ATTR_TENSOR */
+    const char *const *strings;  /* VN_ATTR_STRINGS */
 } vn_attr;
 
 typedef struct vn_attrs {
@@ -93,6 +97,12 @@ typedef struct vn_op_ctx {
     int32_t num_inputs;
     const vn_attrs *attrs;
     const char *node_name; /* for messages; "" outside a graph */
+    /* Per input, its data when the input is a constant known at plan time
+     * (initializers, folded shapes), else NULL; the array itself may be NULL.
+     * Operators whose output shape depends on an input's values (Reshape's
+     * shape, Slice's starts, Expand, Tile, ...) read it here, and return
+     * VN_ERR_UNSUPPORTED naming the input when it is not constant. */
+    const void *const *input_data;
 } vn_op_ctx;
 
 /* What an operator's run function sees. */
