@@ -198,11 +198,14 @@ void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m,
         return;
     }
     vn_ukr_fn ukr = t->ukr[kind];
-    /* B micro-panel outer: it stays in L1 while the A panels stream past it. */
-    for (int64_t q = 0; q < np; q++) {
-        const uint8_t *bp = (const uint8_t *)b.data + (size_t)(q * s.nr * kp) * es;
-        for (int64_t p = 0; p < mp; p++) {
-            const uint8_t *ap = (const uint8_t *)a.data + (size_t)(p * s.mr * kp) * es;
+    /* A micro-panel outer: the MR x kc panel (MR*KP bytes per k group, the
+     * smaller of the two) stays in the L1 data cache while the B micro-panels
+     * stream past it from L2; that lets the K chunk be about twice as long as
+     * with B resident, halving the passes of partial sums through C. */
+    for (int64_t p = 0; p < mp; p++) {
+        const uint8_t *ap = (const uint8_t *)a.data + (size_t)(p * s.mr * kp) * es;
+        for (int64_t q = 0; q < np; q++) {
+            const uint8_t *bp = (const uint8_t *)b.data + (size_t)(q * s.nr * kp) * es;
             uint8_t *cp = (uint8_t *)c.data + (size_t)((p * np + q) * s.mr * s.nr) * 4;
             ukr(kp / s.kp, ap, bp, cp, !init);
         }

@@ -199,6 +199,54 @@ void vn_fixpipe_row(const vn_fixpipe *fp, vn_dtype acc_dtype, void *v, int64_t i
 
 /* ---- the instruction ------------------------------------------------------- */
 
+/* The epilogue is at most "+ partial" into a row-contiguous C of the
+ * accumulator dtype: raw partial sums, or f32 with nothing else to apply. */
+static bool fixpipe_direct(const vn_fixpipe *fp, vn_dtype acc, vn_mat dst)
+{
+    if (dst.gm.dtype != acc || dst.cs != 1) return false;
+    if (fp->partial.gm.data && fp->partial.cs != 1) return false;
+    if (fp->raw) return true;
+    return acc == VN_F32 && !fp->alpha_zero && (fp->alpha == 1.0f || fp->alpha == 0.0f) &&
+           !(fp->beta != 0.0f && fp->c_in.gm.data) && !fp->bias.data && !fp->residual.gm.data &&
+           fp->act == VN_ACT_NONE;
+}
+
+/* Straight from the micro-tiles to dst, adding the partial sums: the same
+ * single f32 add (or wrapping i32 add) per element as the row path. */
+static void copy_direct(const vn_fixpipe *fp, vn_local src, vn_cube_shape s, int64_t np, int64_t m,
+                        int64_t n, vn_mat dst)
+{
+    bool has_p = fp->partial.gm.data != NULL;
+    for (int64_t i = 0; i < m; i++) {
+        int64_t p = i / s.mr, r = i % s.mr;
+        int64_t at = dst.off + i * dst.rs, pat = has_p ? fp->partial.off + i * fp->partial.rs : 0;
+        for (int64_t q = 0; q < np; q++) {
+            int64_t j0 = q * s.nr, w = n - j0 < s.nr ? n - j0 : s.nr;
+            size_t t = (size_t)(((p * np + q) * s.mr + r) * s.nr);
+            if (src.dtype == VN_F32) {
+                const float *restrict v = (const float *)src.data + t;
+                float *d = (float *)dst.gm.data + at + j0;
+                if (has_p) {
+                    const float *pp = (const float *)fp->partial.gm.data + pat + j0;
+                    for (int64_t j = 0; j < w; j++) d[j] = v[j] + pp[j];
+                } else {
+                    memcpy(d, v, (size_t)w * 4);
+                }
+            } else {
+                const int32_t *restrict v = (const int32_t *)src.data + t;
+                int32_t *d = (int32_t *)dst.gm.data + at + j0;
+                if (has_p) {
+                    const int32_t *pp = (const int32_t *)fp->partial.gm.data + pat + j0;
+                    for (int64_t j = 0; j < w; j++)
+                        d[j] = (int32_t)((uint32_t)v[j] + (uint32_t)pp[j]);
+                } else {
+                    memcpy(d, v, (size_t)w * 4);
+                }
+            }
+        }
+    }
+}
+
 static bool out_ok(vn_dtype acc, vn_dtype out, bool raw)
 {
     if (raw) return out == acc;
@@ -271,6 +319,11 @@ void vn_cube_fixpipe_(vn_core *core, vn_mat dst, vn_local src, int64_t m, int64_
     if (m <= 0 || n <= 0) return;
     vn_cube_shape s = vn_cube_shape_of(src.dtype == VN_F32 ? VN_F32 : VN_U8);
     int64_t np = rup(n, s.nr) / s.nr, chunk = VN_FIXPIPE_CHUNK / s.nr * s.nr;
+    if (fixpipe_direct(fp, src.dtype, dst)) {
+        copy_direct(fp, src, s, np, m, n, dst);
+        core->counters.bytes_out += m * n * 4;
+        return;
+    }
     union {
         float f[VN_FIXPIPE_CHUNK];
         int32_t i[VN_FIXPIPE_CHUNK];

@@ -5,12 +5,25 @@
  *
  * A panel of A is Kp x MR with KP consecutive k of one row together; a panel
  * of B is Kp x NR with KP consecutive k of one column together. Both are the
- * same walk ("rows" = the MR or NR side, "depth" = k), so one generic packer
- * serves both: element (row, d) of the source goes to
+ * same walk ("rows" = the MR or NR side, "depth" = k), so one packer serves
+ * both: element (row, d) of the source goes to
  *     panel*W*Kp + (d/KP)*W*KP + (row%W)*KP + d%KP       (W = MR or NR).
- * The f32 -> f32 cases the GEMM hot loop uses have dedicated loops.
+ * For every operand family W*KP elements of one k group are 4*W bytes, so a
+ * panel is a (Kp/KP) x W matrix of 32-bit "units" (one f32, one bf16 pair,
+ * one byte quad), unit (row, g) at g*W + row%W. The packers work on units:
+ *   depth contiguous (row-major A, transposed B): each source row is
+ *     converted to units (bf16 rounding, byte shift) in a small buffer, then
+ *     a 4 x 4 unit transpose (SSE) writes the panel;
+ *   rows contiguous (row-major B, transposed A): the source is read row by
+ *     row (k outer), KP source rows interleaved into one row of units per
+ *     panel;
+ *   any other strides: element by element.
+ * Padding units are 0 in the packed domain (after the byte shift).
  */
 #include <string.h>
+#ifdef __SSE__
+#include <xmmintrin.h>
+#endif
 
 #include "kernel/cube_internal.h"
 
@@ -33,35 +46,138 @@ static uint8_t to_byte(vn_dtype src_dtype, vn_dtype dst_dtype, const void *s, in
     return src_dtype == dst_dtype ? v : (uint8_t)(v ^ 0x80u);
 }
 
-/* f32 -> f32, panels of width W: rows of the source contiguous along depth
- * (ds == 1) or along rows (rs == 1), else element by element. */
-static void pack_f32(int W, float *dst, const float *src, int64_t rs, int64_t ds, int64_t rows,
-                     int64_t depth)
+static int64_t cdiv(int64_t x, int64_t m)
 {
-    int64_t panels = (rows + W - 1) / W;
+    return (x + m - 1) / m;
+}
+
+/* out[g*W + r] = src[r*rstride + g] (32-bit units) for r < rows, g < G;
+ * zero for rows <= r < W. */
+static void transpose_units(uint32_t *out, int W, const uint32_t *src, int64_t rstride, int rows,
+                            int64_t G)
+{
+    int r0 = 0;
+    for (; r0 + 4 <= rows; r0 += 4) {
+        const uint32_t *s0 = src + r0 * rstride, *s1 = s0 + rstride, *s2 = s1 + rstride,
+                       *s3 = s2 + rstride;
+        uint32_t *o = out + r0;
+        int64_t g = 0;
+#ifdef __SSE__
+        for (; g + 4 <= G; g += 4) {
+            __m128 a = _mm_loadu_ps((const float *)(s0 + g)),
+                   b = _mm_loadu_ps((const float *)(s1 + g));
+            __m128 c = _mm_loadu_ps((const float *)(s2 + g)),
+                   d = _mm_loadu_ps((const float *)(s3 + g));
+            _MM_TRANSPOSE4_PS(a, b, c, d);
+            _mm_storeu_ps((float *)(o + g * W), a);
+            _mm_storeu_ps((float *)(o + (g + 1) * W), b);
+            _mm_storeu_ps((float *)(o + (g + 2) * W), c);
+            _mm_storeu_ps((float *)(o + (g + 3) * W), d);
+        }
+#endif
+        for (; g < G; g++) {
+            o[g * W] = s0[g], o[g * W + 1] = s1[g], o[g * W + 2] = s2[g], o[g * W + 3] = s3[g];
+        }
+    }
+    for (; r0 < rows; r0++)
+        for (int64_t g = 0; g < G; g++) out[g * W + r0] = src[r0 * rstride + g];
+    if (rows < W)
+        for (int64_t g = 0; g < G; g++) memset(out + g * W + rows, 0, (size_t)(W - rows) * 4);
+}
+
+/* Units of n source elements of one row (depth contiguous) into u, the last
+ * unit zero-padded when n is not a multiple of KP. */
+static void row_units(int KP, vn_dtype dd, vn_dtype sd, const void *src, int64_t n, uint32_t *u)
+{
+    int64_t units = cdiv(n, KP);
+    if (dd == VN_BF16) {
+        uint16_t *h = (uint16_t *)u;
+        if (sd == VN_BF16)
+            memcpy(h, src, (size_t)n * 2);
+        else
+            vn_f32_to_bf16_array(src, h, (size_t)n);
+        for (int64_t i = n; i < units * 2; i++) h[i] = 0;
+        return;
+    }
+    uint8_t *b = (uint8_t *)u, flip = sd == dd ? 0 : 0x80;
+    const uint8_t *sb = src;
+    for (int64_t i = 0; i < n; i++) b[i] = (uint8_t)(sb[i] ^ flip);
+    for (int64_t i = n; i < units * 4; i++) b[i] = 0;
+}
+
+#define PACK_CHUNK 64 /* k groups converted at a time (depth-contiguous sources) */
+
+static void pack_depth_contig(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd, const void *src,
+                              int64_t rs, int64_t rows, int64_t depth)
+{
+    int64_t G = cdiv(depth, KP), panels = cdiv(rows, W);
+    size_t ses = vn_dtype_size(sd);
+    uint32_t tmp[VN_CUBE_MAX_NR * PACK_CHUNK];
     for (int64_t p = 0; p < panels; p++) {
-        float *d = dst + p * W * depth;
-        int64_t r0 = p * W, w = rows - r0 < W ? rows - r0 : W;
-        if (rs == 1) {
-            for (int64_t k = 0; k < depth; k++) {
-                const float *s = src + r0 + k * ds;
-                float *o = d + k * W;
-                int64_t r = 0;
-                for (; r < w; r++) o[r] = s[r];
-                for (; r < W; r++) o[r] = 0.0f;
-            }
+        uint32_t *d = (uint32_t *)dst + p * W * G;
+        int w = (int)(rows - p * W < W ? rows - p * W : W);
+        const uint8_t *s0 = (const uint8_t *)src + p * W * rs * (int64_t)ses;
+        if (dd == VN_F32) {
+            transpose_units(d, W, (const uint32_t *)s0, rs, w, G);
             continue;
         }
-        for (int64_t r = 0; r < w; r++) {
-            const float *s = src + (r0 + r) * rs;
-            float *o = d + r;
-            if (ds == 1)
-                for (int64_t k = 0; k < depth; k++) o[k * W] = s[k];
-            else
-                for (int64_t k = 0; k < depth; k++) o[k * W] = s[k * ds];
+        for (int64_t g0 = 0; g0 < G; g0 += PACK_CHUNK) {
+            int64_t gl = G - g0 < PACK_CHUNK ? G - g0 : PACK_CHUNK;
+            int64_t d0 = g0 * KP, n = depth - d0 < gl * KP ? depth - d0 : gl * KP;
+            for (int r = 0; r < w; r++)
+                row_units(KP, dd, sd, s0 + (r * rs + d0) * (int64_t)ses, n, tmp + r * PACK_CHUNK);
+            transpose_units(d + g0 * W, W, tmp, PACK_CHUNK, w, gl);
         }
-        for (int64_t r = w; r < W; r++)
-            for (int64_t k = 0; k < depth; k++) d[k * W + r] = 0.0f;
+    }
+}
+
+/* Rows contiguous (row stride 1, depth stride ds): k group outer so the
+ * source is read row after row; KP source rows interleave into units. */
+static void pack_rows_contig(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd, const void *src,
+                             int64_t ds, int64_t rows, int64_t depth)
+{
+    int64_t G = cdiv(depth, KP), panels = cdiv(rows, W);
+    size_t ses = vn_dtype_size(sd);
+    uint16_t h[2][VN_CUBE_MAX_NR];
+    uint8_t flip = sd == dd ? 0 : 0x80;
+    for (int64_t g = 0; g < G; g++) {
+        for (int64_t p = 0; p < panels; p++) {
+            uint32_t *o = (uint32_t *)dst + p * W * G + g * W;
+            int64_t r0 = p * W;
+            int w = (int)(rows - r0 < W ? rows - r0 : W);
+            if (dd == VN_F32) {
+                const uint32_t *s = (const uint32_t *)src + g * ds + r0;
+                /* the source rows are usually beyond L2: fetch ahead */
+                if (g + 16 < G)
+                    for (int r = 0; r < w; r += 16) __builtin_prefetch(s + 16 * ds + r);
+                for (int r = 0; r < w; r++) o[r] = s[r];
+            } else if (dd == VN_BF16) {
+                for (int q = 0; q < 2; q++) {
+                    int64_t d = 2 * g + q;
+                    const uint8_t *s = (const uint8_t *)src + (d * ds + r0) * (int64_t)ses;
+                    if (d >= depth)
+                        memset(h[q], 0, (size_t)w * 2);
+                    else if (sd == VN_BF16)
+                        memcpy(h[q], s, (size_t)w * 2);
+                    else
+                        vn_f32_to_bf16_array((const float *)s, h[q], (size_t)w);
+                }
+                for (int r = 0; r < w; r++) o[r] = (uint32_t)h[0][r] | (uint32_t)h[1][r] << 16;
+            } else {
+                const uint8_t *s[4];
+                for (int q = 0; q < 4; q++) {
+                    int64_t d = 4 * g + q;
+                    s[q] = d < depth ? (const uint8_t *)src + d * ds + r0 : NULL;
+                }
+                for (int r = 0; r < w; r++) {
+                    uint32_t u = 0;
+                    for (int q = 0; q < 4; q++)
+                        if (s[q]) u |= (uint32_t)(uint8_t)(s[q][r] ^ flip) << (8 * q);
+                    o[r] = u;
+                }
+            }
+            if (w < W) memset(o + w, 0, (size_t)(W - w) * 4);
+        }
     }
 }
 
@@ -90,21 +206,27 @@ static void pack_any(int W, int KP, vn_dtype dst_dtype, void *dst, vn_dtype src_
         }
 }
 
+static void pack(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd, const void *src, int64_t rs,
+                 int64_t ds, int64_t rows, int64_t depth)
+{
+    if (rows <= 0 || depth <= 0) return;
+    if (ds == 1)
+        pack_depth_contig(W, KP, dd, dst, sd, src, rs, rows, depth);
+    else if (rs == 1)
+        pack_rows_contig(W, KP, dd, dst, sd, src, ds, rows, depth);
+    else
+        pack_any(W, KP, dd, dst, sd, src, rs, ds, rows, depth);
+}
+
 void vn_cube_pack_a(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
                     const void *src, int64_t rs, int64_t cs, int64_t m, int64_t k)
 {
-    if (dst_dtype == VN_F32 && s.kp == 1)
-        pack_f32(s.mr, dst, src, rs, cs, m, k);
-    else
-        pack_any(s.mr, s.kp, dst_dtype, dst, src_dtype, src, rs, cs, m, k);
+    pack(s.mr, s.kp, dst_dtype, dst, src_dtype, src, rs, cs, m, k);
 }
 
 /* B's "rows" of a panel are its columns: the row stride is cs, depth stride rs. */
 void vn_cube_pack_b(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
                     const void *src, int64_t rs, int64_t cs, int64_t k, int64_t n)
 {
-    if (dst_dtype == VN_F32 && s.kp == 1)
-        pack_f32(s.nr, dst, src, cs, rs, n, k);
-    else
-        pack_any(s.nr, s.kp, dst_dtype, dst, src_dtype, src, cs, rs, n, k);
+    pack(s.nr, s.kp, dst_dtype, dst, src_dtype, src, cs, rs, n, k);
 }

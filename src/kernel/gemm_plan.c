@@ -144,43 +144,63 @@ static void set_operands(vn_gemm_plan *p)
     if (d->compute != VN_I32) p->a_zero = p->b_zero = 0;
 }
 
-/* Blocks along M so the block count divides evenly over the workers. */
-static void choose_grid(vn_gemm_plan *p, int32_t workers)
+/* The grid: nt column tiles of nb and mt row tiles of mb per batch. At least
+ * mt_min row tiles (so one tile's partial sums stay in L2); then, so that the
+ * block count is a multiple of the workers, more column tiles when M is small
+ * (every worker then packs only its own columns of B, and A is cheap to pack
+ * twice), else more row tiles. */
+static void choose_grid(vn_gemm_plan *p, int32_t workers, int64_t mt_min)
 {
     const vn_gemm_desc *d = &p->d;
     int64_t M = d->M > 0 ? d->M : 1, N = d->N > 0 ? d->N : 1;
+    int64_t max_mt = cdiv(M, p->s.mr), max_nt = cdiv(N, p->s.nr);
+    int64_t nt = cdiv(N, p->nb), mt = min64(mt_min, max_mt);
+    if (workers > 1 && (d->batch * nt * mt) % workers != 0 && M <= 512) {
+        int64_t t = nt;
+        while (t < max_nt && (d->batch * t * mt) % workers != 0) t++;
+        if ((d->batch * t * mt) % workers == 0) nt = t;
+    }
+    p->nb = rup(cdiv(N, nt), p->s.nr);
     p->nt = cdiv(N, p->nb);
-    p->nb = rup(cdiv(N, p->nt), p->s.nr);
-    int64_t max_mt = cdiv(M, p->s.mr), mt = 1;
-    int64_t per = d->batch * p->nt;
+    int64_t per = d->batch * p->nt, mt0 = mt;
     while (mt < max_mt && ((per * mt) % workers != 0 || per * mt < workers)) mt++;
-    if ((per * mt) % workers != 0) mt = min64(max_mt, cdiv(workers, per));
-    p->mt = mt;
+    if ((per * mt) % workers != 0)
+        mt = min64(max_mt, mt0 > cdiv(workers, per) ? mt0 : cdiv(workers, per));
     p->mb = rup(cdiv(M, mt), p->s.mr);
     p->mt = cdiv(M, p->mb);
     p->block_dim = (int32_t)min64(d->batch * p->nt * p->mt, 65535);
 }
 
+/* kc: the A micro-panel (MR x kc) takes about half the L1 data cache (the
+ * micro-kernel keeps it there while B micro-panels stream from L2); a K up to
+ * 1.25x that is one chunk (no partial sums at all), a longer K is split into
+ * equal chunks. mc: the packed A block fills L0A. nb: the B block (kc x nb)
+ * fits L1 and the accumulators (mc x nb) L0C. When K takes several chunks, a
+ * row tile is at most as tall as keeps its partial sums (mb x nb f32) within
+ * a quarter of L2, so the passes over them do not go to memory. */
 static vn_status choose_tiling(vn_gemm_plan *p)
 {
     const vn_cpu_features *f = vn_cpu_features_get();
     int64_t l1d = f->l1d_bytes > 0 ? f->l1d_bytes : 32768;
+    int64_t l2 = f->l2_bytes > 0 ? f->l2_bytes : 1 << 20;
     int64_t es = (int64_t)vn_dtype_size(p->a_op);
     int64_t l0a = vn_device_arena_size(p->device, VN_ARENA_L0A);
     int64_t l1 = vn_device_arena_size(p->device, VN_ARENA_L1);
     int64_t l0c = vn_device_arena_size(p->device, VN_ARENA_L0C);
     vn_cube_shape s = p->s;
-    int64_t kc = l1d / 2 / (s.nr * es) / 16 * 16;
-    if (kc < 16) kc = 16;
-    kc = min64(kc, rup(p->d.K > 0 ? p->d.K : 1, s.kp));
+    int64_t K = rup(p->d.K > 0 ? p->d.K : 1, s.kp);
+    int64_t kmax = l1d / 2 / (s.mr * es) / 16 * 16;
+    if (kmax < 16) kmax = 16;
+    int64_t kc = K <= kmax + kmax / 4 ? K : rup(cdiv(K, cdiv(K, kmax)), 16);
     kc = rup(kc, s.kp);
-    /* mc: L0A full, but no taller than M and leaving L0C room for 4 panels of B */
+    /* L1 must hold a B block at least NR wide */
+    kc = min64(kc, l1 / (s.nr * es) / s.kp * s.kp);
     int64_t mc =
-        min64(l0a / (kc * es), min64(rup(p->d.M > 0 ? p->d.M : 1, s.mr), l0c / (16 * s.nr)));
+        min64(l0a / (kc * es), min64(rup(p->d.M > 0 ? p->d.M : 1, s.mr), l0c / (4 * s.nr)));
     mc = mc / s.mr * s.mr;
     int64_t nb_l1 = l1 / (kc * es), nb_c = mc > 0 ? l0c / (mc * 4) : 0;
     int64_t nb = min64(nb_l1, nb_c) / s.nr * s.nr;
-    if (mc < s.mr || nb < s.nr)
+    if (kc < s.kp || mc < s.mr || nb < s.nr)
         return vn_error(VN_ERR_UNSUPPORTED, W,
                         "the device's arenas (L0A %lld, L1 %lld, L0C %lld bytes) cannot hold one "
                         "%d x %d micro-tile with k chunk %lld",
@@ -188,7 +208,12 @@ static vn_status choose_tiling(vn_gemm_plan *p)
                         (long long)kc);
     nb = min64(nb, rup(p->d.N > 0 ? p->d.N : 1, s.nr));
     p->kc = kc, p->mc = mc, p->nb = nb;
-    choose_grid(p, vn_device_num_workers(p->device));
+    int64_t mt_min = 1;
+    if (K > kc) {
+        int64_t mb_max = rup(l2 / 4 / (nb * 4), s.mr);
+        mt_min = cdiv(p->d.M > 0 ? p->d.M : 1, mb_max > s.mr ? mb_max : s.mr);
+    }
+    choose_grid(p, vn_device_num_workers(p->device), mt_min);
     return VN_OK;
 }
 

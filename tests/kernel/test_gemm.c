@@ -349,6 +349,17 @@ static void test_bf16(void)
             if (t) d.a_dtype = d.b_dtype = VN_BF16, d.trans_b = true;
             run_case(&d, "bf16", true);
         }
+    /* every packer walk: depth- or row-contiguous A and B, f32 and bf16
+     * sources, strided, and a K past one chunk */
+    for (int t = 0; t < 8; t++) {
+        vn_gemm_desc d = vn_gemm_desc_default(29, 45, t < 4 ? 301 : 1300);
+        d.compute = VN_BF16;
+        d.trans_a = t & 1, d.trans_b = (t >> 1) & 1;
+        if (t & 2) d.a_dtype = d.b_dtype = VN_BF16;
+        run_case(&d, "bf16 trans", true);
+        d.lda = ld_a(&d) + 3, d.ldb = ld_b(&d) + 5, d.ldc = d.N + 2;
+        run_case(&d, "bf16 strided", true);
+    }
 }
 
 static void test_int8(void)
@@ -372,6 +383,18 @@ static void test_int8(void)
             d.c_dtype = VN_F32, d.epi.y_scale = 0, d.epi.y_zero = 0;
             run_case(&d, "int8 dequant", false);
         }
+    /* every packer walk (depth- or row-contiguous A and B), strided, K past
+     * one chunk */
+    for (int t = 0; t < 8; t++) {
+        vn_gemm_desc d = vn_gemm_desc_default(27, 70, t < 4 ? 303 : 4501);
+        d.compute = VN_I32, d.c_dtype = VN_I32;
+        d.a_dtype = t & 1 ? VN_I8 : VN_U8, d.b_dtype = t & 2 ? VN_U8 : VN_I8;
+        d.epi.a_zero = 5, d.epi.b_zero = -2;
+        d.trans_a = t & 1, d.trans_b = (t >> 1) & 1;
+        run_case(&d, "int8 trans", true);
+        d.lda = ld_a(&d) + 3, d.ldb = ld_b(&d) + 5, d.ldc = d.N + 2;
+        run_case(&d, "int8 strided", true);
+    }
 }
 
 static void test_errors(void)
