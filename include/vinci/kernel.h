@@ -389,6 +389,50 @@ void vn_block_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src,
 void vn_repeat_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src, vn_mask mask,
                        int32_t repeat, uint16_t src_blk, uint16_t src_rep, vn_site site);
 
+/* ---- high-level vector APIs (Ascend C lib/: LayerNorm, SoftMax) ------------ *
+ *
+ * Fused row instructions: each is one call that makes the minimum number of
+ * passes over every row, the row staying in L1 between passes (the composed
+ * form made 5 to 9 passes, each a full instruction over the row).
+ *
+ * Operands: `rows` rows of `n` elements; row r starts at element r * row_pitch
+ * of src and of dst (row_pitch >= n). src and dst have the same dtype, f32,
+ * f16 or bf16, and are the same tensor (in place) or disjoint. Statistics and
+ * arithmetic are in f32 (16-bit rows are converted per block of the row and the
+ * result rounded to nearest even once); per-row totals are added in double.
+ * Checked mode validates the operands and every row's bytes read and written.
+ * vector_elem_ops counts rows * n per pass. */
+
+typedef enum vn_norm_mode {
+    VN_NORM_LAYER = 0, /* (x - mean) / sqrt(var + eps) * gamma + beta */
+    VN_NORM_RMS        /* x / sqrt(mean(x^2) + eps) * gamma + beta */
+} vn_norm_mode;
+
+/* Row normalisation, per row:
+ *   pass 1 (LAYER): m = mean(x), rounded to f32;
+ *   pass 2: d = x - m (m = 0 for RMS); delta = mean(d) (LAYER; 0 for RMS),
+ *           var = mean(d^2) - delta^2 (the corrected two-pass variance: exact
+ *           near the mean, no cancellation for a large common offset);
+ *           rstd = 1 / sqrt(max(var, 0) + eps);
+ *   pass 3: y = ((x - m) - delta) * rstd * gamma + beta.
+ * gamma (and beta) are f32 locals of at least n elements; beta.data == NULL
+ * (e.g. (vn_local){0}) means no shift. */
+#define vn_layernorm_rows(core, dst, src, gamma, beta, rows, n, row_pitch, eps, mode)              \
+    vn_layernorm_rows_(core, dst, src, gamma, beta, rows, n, row_pitch, eps, mode, VN_HERE)
+void vn_layernorm_rows_(vn_core *core, vn_local dst, vn_local src, vn_local gamma, vn_local beta,
+                        int64_t rows, int64_t n, int64_t row_pitch, double eps, vn_norm_mode mode,
+                        vn_site site);
+
+/* Softmax (log_softmax false) or LogSoftmax of each row, numerically stable:
+ *   pass 1: m = max(x);
+ *   pass 2: e = exp(x - m), s = sum(e) (f32 Softmax keeps e in dst);
+ *   pass 3: y = e * (1 / s), or y = (x - m) - log(s).
+ * 16-bit Softmax recomputes e in pass 3 rather than keep it rounded. */
+#define vn_softmax_rows(core, dst, src, rows, n, row_pitch, log_softmax)                           \
+    vn_softmax_rows_(core, dst, src, rows, n, row_pitch, log_softmax, VN_HERE)
+void vn_softmax_rows_(vn_core *core, vn_local dst, vn_local src, int64_t rows, int64_t n,
+                      int64_t row_pitch, bool log_softmax, vn_site site);
+
 /* ---- cube instructions ([C]) ------------------------------------------------ *
  *
  * The matrix path GM -> L1 (A1/B1) or L0A/L0B (A2/B2) -> mmad into L0C (CO1) ->

@@ -23,6 +23,20 @@ typedef void (*vn_f32_scalar_fn)(float *dst, const float *a, float s, int64_t n)
 /* Reduction of a[0..n) (n >= 1): sum (multi-accumulator, then pairwise), max or min. */
 typedef float (*vn_f32_reduce_fn)(const float *a, int64_t n);
 
+/* The rows of a fused row instruction (see vn_layernorm_rows / vn_softmax_rows
+ * in vinci/kernel.h): `rows` rows of n elements of `dtype` (f32, f16, bf16),
+ * row r at element r * pitch of src and dst; dst == src or disjoint; n >= 1. */
+typedef struct vn_rows_io {
+    void *dst;
+    const void *src;
+    vn_dtype dtype;
+    int64_t rows, n, pitch;
+} vn_rows_io;
+/* gamma (beta, or NULL) hold n f32. */
+typedef void (*vn_f32_norm_rows_fn)(const vn_rows_io *io, const float *gamma, const float *beta,
+                                    double eps, vn_norm_mode mode);
+typedef void (*vn_f32_softmax_rows_fn)(const vn_rows_io *io, bool log_softmax);
+
 typedef struct vn_isa_table {
     vn_isa isa;
     /* Indexed by vn_vop; an entry is NULL when the op is not of that kind. */
@@ -31,6 +45,9 @@ typedef struct vn_isa_table {
     vn_f32_scalar_fn scalar[VN_VOP_COUNT];
     /* Indexed by vn_reduce. */
     vn_f32_reduce_fn reduce[3];
+    /* High-level fused row instructions. */
+    vn_f32_norm_rows_fn norm_rows;
+    vn_f32_softmax_rows_fn softmax_rows;
 } vn_isa_table;
 
 /* The table of the active ISA (thread-safe, chosen once). Never NULL. */

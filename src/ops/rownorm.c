@@ -9,6 +9,10 @@
  * delta = sum(d) / H, var = sum(d^2) / H - delta^2, and the output is
  * ((x - m) - delta) * rstd, so a large common offset costs no accuracy.
  *
+ * Resident tiles (whole rows in scratch) use the fused vn_layernorm_rows,
+ * which runs the same algorithm in three passes per row; streamed rows (too
+ * long for scratch) compose single vector instructions per chunk below.
+ *
  * Per tile, in scratch (f32): work [R][W] (the rows), tmp [W] (squares),
  * gamma / beta [W] (loaded once per block when resident, per chunk when
  * streamed), stats (double mean / rstd per row). f16 / bf16 rows pass
@@ -168,18 +172,34 @@ static void load_params(vn_core *c, const rownorm_args *a, const rownorm_block *
     if (a->p->has_bias) vn_ops_load_f32(c, b->qin, b->beta, a->bias, col0, 1, ncols, ncols);
 }
 
+/* Resident tile: one fused vn_layernorm_rows over the rows in scratch (three
+ * passes per row while it sits in L1). f32 rows are normalised in place in
+ * work; 16-bit rows go from the VECIN buffer to the VECOUT buffer, converted
+ * block by block inside the instruction (no f32 copy of the tile, no casts). */
 static void resident_tile(vn_core *c, const rownorm_args *a, const rownorm_block *b, int64_t row0,
                           int64_t nrows)
 {
     const vn_rownorm_plan *p = a->p;
     int64_t h = p->H, w = vn_ops_row_width(h, p->dtype);
-    vn_ops_load_f32(c, b->qin, b->work, a->x, row0 * h, nrows, h, h);
-    if (p->mode == VN_ROWNORM_LAYER) pass_sum(c, b, nrows, h, w);
-    finish_mean(p, b, nrows);
-    pass_squares(c, p, b, nrows, h, w);
-    finish_rstd(p, b, nrows);
-    pass_normalise(c, p, b, nrows, h, w);
-    vn_ops_store_f32(c, b->qout, a->y, row0 * h, b->work, nrows, h, h);
+    vn_norm_mode mode = p->mode == VN_ROWNORM_LAYER ? VN_NORM_LAYER : VN_NORM_RMS;
+    vn_local beta = p->has_bias ? b->beta : (vn_local){0};
+    if (!b->qin) {
+        vn_ops_load_rows(c, b->work, a->x, row0 * h, nrows, h, h);
+        vn_layernorm_rows(c, b->work, b->work, b->gamma, beta, nrows, h, w, p->eps, mode);
+        vn_ops_store_rows(c, a->y, row0 * h, b->work, nrows, h, h);
+        return;
+    }
+    vn_local x = vn_alloc(c, b->qin);
+    vn_ops_load_rows(c, x, a->x, row0 * h, nrows, h, h);
+    vn_enque(c, b->qin, x);
+    x = vn_deque(c, b->qin);
+    vn_local y = vn_alloc(c, b->qout);
+    vn_layernorm_rows(c, y, x, b->gamma, beta, nrows, h, w, p->eps, mode);
+    vn_free(c, b->qin, x);
+    vn_enque(c, b->qout, y);
+    y = vn_deque(c, b->qout);
+    vn_ops_store_rows(c, a->y, row0 * h, y, nrows, h, h);
+    vn_free(c, b->qout, y);
 }
 
 /* One row too long for scratch: each pass streams its chunks again. */

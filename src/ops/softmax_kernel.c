@@ -6,7 +6,10 @@
  *
  * Each tile runs three passes over its chunks of the reduced axis: max, sum
  * of exponentials, output. With one chunk the data stays in scratch and,
- * for Softmax, the exponentials of the sum pass are kept in place.
+ * for Softmax, the exponentials of the sum pass are kept in place. Resident
+ * rows use the fused vn_softmax_rows instead (same algorithm, three passes per
+ * row while it is in L1; 16-bit rows are cast to f32 in scratch first, so the
+ * exponentials are kept in f32 rather than recomputed).
  */
 #include <math.h>
 
@@ -192,7 +195,14 @@ static void softmax_tile(vn_core *c, const softmax_args *a, const softmax_block 
     const vn_softmax_plan *p = a->p;
     chunk first = chunk_of(p, t, 0);
     start_tile(c, p, b, &first);
-    if (p->nchunks == 1) { /* resident: one load, exponentials kept for Softmax */
+    if (p->nchunks == 1 && !p->columns) { /* resident rows: one fused instruction */
+        load(c, a, b, &first);
+        vn_softmax_rows(c, b->work, b->work, first.nrows, first.ncols, first.width, p->log);
+        vn_ops_store_f32(c, b->qout, a->y, first.off, b->work, first.nrows, first.ncols,
+                         first.pitch);
+        return;
+    }
+    if (p->nchunks == 1) { /* resident columns: one load, exponentials kept for Softmax */
         bool in_place = !p->log;
         load(c, a, b, &first);
         pass(c, a, b, &first, 0, false);
