@@ -18,6 +18,8 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_fused_table,
     vn_ops_norm_table,
     vn_ops_softmax_table,
+    vn_ops_pool_table,
+    vn_ops_convtranspose_table,
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -1,0 +1,153 @@
+/*
+ * convtranspose_col2im.c — the second half of ConvTranspose: output rows
+ * from the GEMM's col matrix.
+ *
+ * A tile is R output rows of one (n, m). For output row oh and kernel row
+ * kh the contributing input row is ih = (oh + pbh - kh*dh) / sh when that
+ * divides exactly and lands in [0, H); the kW col rows of (m, kh, ·, ih)
+ * are then scatter-added along the row: column iw of tap kw lands on
+ * ow = iw*sw - pbw + kw*dw. Each col row feeds exactly one output row, so
+ * the col matrix is read once in all, and tiles write disjoint outputs.
+ *
+ * The scatter has stride sw and starts at unaligned columns, which no vector
+ * instruction of the tile model addresses; it is a scalar loop over scratch
+ * (stride 1 vectorises in the compiler). Output rows are seeded with the
+ * bias by vn_duplicate, which also marks them written for checked mode.
+ */
+#include <stdlib.h>
+
+#include "ops/convtranspose.h"
+
+#define TILE_TARGET 8192
+
+typedef struct col2im_args {
+    const vn_convt_plan *p;
+    vn_gm col, bias, y;
+} col2im_args;
+
+typedef struct col2im_block {
+    int64_t ws, ows;
+    vn_local cbuf, out, bval;
+} col2im_block;
+
+static int64_t scratch_bytes(const vn_convt_plan *p, int64_t R)
+{
+    int64_t ws = vn_ops_row_width(p->g.in[1], VN_F32), ows = vn_ops_row_width(p->g.out[1], VN_F32);
+    return 4 * (p->g.k[1] * ws + R * ows) + 8 * VN_BLOCK_BYTES;
+}
+
+static vn_status fill_ranges(const char *where, vn_convt_plan *p)
+{
+    const vn_convt_geom *g = &p->g;
+    p->iw_lo = malloc((size_t)g->k[1] * sizeof *p->iw_lo);
+    p->iw_hi = malloc((size_t)g->k[1] * sizeof *p->iw_hi);
+    if (!p->iw_lo || !p->iw_hi)
+        return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for the ConvTranspose plan");
+    for (int64_t t = 0; t < g->k[1]; t++) {
+        int64_t off = t * g->d[1] - g->pb[1], lo = 0, hi = g->in[1];
+        while (lo < hi && lo * g->s[1] + off < 0) lo++;
+        while (hi > lo && (hi - 1) * g->s[1] + off >= g->out[1]) hi--;
+        p->iw_lo[t] = lo;
+        p->iw_hi[t] = hi;
+    }
+    return VN_OK;
+}
+
+vn_status vn_convt_col2im_plan(const char *where, vn_device *device, vn_convt_plan *p)
+{
+    const vn_convt_geom *g = &p->g;
+    vn_status st = fill_ranges(where, p);
+    if (st != VN_OK) return st;
+    int64_t budget = vn_device_arena_size(device, VN_ARENA_UB) - VN_OPS_UB_MARGIN;
+    int64_t R = vn_ops_min(g->out[0], vn_ops_max(1, TILE_TARGET / g->out[1]));
+    while (R > 1 && scratch_bytes(p, R) > budget) R = (R + 1) / 2;
+    if (scratch_bytes(p, R) > budget)
+        return vn_error(VN_ERR_UNSUPPORTED, where,
+                        "rows of %lld inputs and %lld outputs with a kernel %lld wide need %lld "
+                        "bytes of UB, more than the %lld available",
+                        (long long)g->in[1], (long long)g->out[1], (long long)g->k[1],
+                        (long long)scratch_bytes(p, 1), (long long)budget);
+    p->R = R;
+    p->row_tiles = vn_ops_div_up(g->out[0], R);
+    p->tiles = g->N * g->M * p->row_tiles;
+    p->block_dim = vn_ops_block_dim(device, p->tiles, R * g->out[1] * p->kk);
+    return VN_OK;
+}
+
+/* Scatter-add the kW loaded col rows (one input row) into output row y. */
+static void scatter_row(const vn_convt_plan *p, const col2im_block *b, float *y)
+{
+    const vn_convt_geom *g = &p->g;
+    const float *c = vn_ptr(const float, b->cbuf);
+    int64_t s = g->s[1];
+    for (int64_t t = 0; t < g->k[1]; t++) {
+        const float *row = c + t * b->ws;
+        int64_t off = t * g->d[1] - g->pb[1];
+        for (int64_t iw = p->iw_lo[t]; iw < p->iw_hi[t]; iw++) y[iw * s + off] += row[iw];
+    }
+}
+
+/* Output row oh of (n, m): bias, then every kernel row that lands on it. */
+static void output_row(vn_core *c, const col2im_args *a, const col2im_block *b, int64_t n,
+                       int64_t m, int64_t oh, vn_local dst)
+{
+    const vn_convt_plan *p = a->p;
+    const vn_convt_geom *g = &p->g;
+    float bias = a->bias.data ? vn_ptr(const float, b->bval)[0] : 0.0f;
+    vn_duplicate(c, dst, bias, g->out[1]);
+    int64_t grp = m / g->Mg, mg = m % g->Mg;
+    for (int64_t kh = 0; kh < g->k[0] && a->col.data; kh++) {
+        int64_t t = oh + g->pb[0] - kh * g->d[0];
+        if (t < 0 || t % g->s[0] != 0 || t / g->s[0] >= g->in[0]) continue;
+        int64_t ih = t / g->s[0];
+        int64_t row0 = ((n * g->G + grp) * g->Mg + mg) * p->kk + kh * g->k[1];
+        vn_ops_load_rows(c, b->cbuf, a->col, row0 * p->hw + ih * g->in[1], g->k[1], g->in[1],
+                         p->hw);
+        scatter_row(p, b, vn_ptr(float, dst));
+    }
+}
+
+static void run_tile(vn_core *c, const col2im_args *a, const col2im_block *b, int64_t t)
+{
+    const vn_convt_plan *p = a->p;
+    const vn_convt_geom *g = &p->g;
+    int64_t rt = t % p->row_tiles, nm = t / p->row_tiles, n = nm / g->M, m = nm % g->M;
+    int64_t oh0 = rt * p->R, nr = vn_ops_min(p->R, g->out[0] - oh0);
+    if (a->bias.data) vn_ops_load_rows(c, b->bval, a->bias, m, 1, 1, 1);
+    for (int64_t j = 0; j < nr; j++)
+        output_row(c, a, b, n, m, oh0 + j, vn_local_at(c, b->out, j * b->ows));
+    int64_t ow = g->out[1];
+    vn_ops_store_rows(c, a->y, (nm * g->out[0] + oh0) * ow, b->out, nr, ow, ow);
+}
+
+static void col2im_kernel(vn_core *c, const void *args)
+{
+    const col2im_args *a = args;
+    const vn_convt_plan *p = a->p;
+    int64_t begin, end;
+    vn_ops_split(p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
+    if (begin >= end) return;
+    col2im_block b;
+    b.ws = vn_ops_row_width(p->g.in[1], VN_F32);
+    b.ows = vn_ops_row_width(p->g.out[1], VN_F32);
+    b.cbuf = vn_buf_new(c, VN_VECCALC, p->g.k[1] * b.ws, VN_F32);
+    b.out = vn_buf_new(c, VN_VECCALC, p->R * b.ows, VN_F32);
+    b.bval = vn_buf_new(c, VN_VECCALC, 8, VN_F32);
+    for (int64_t t = begin; t < end; t++) {
+        vn_set_loop(c, t);
+        run_tile(c, a, &b, t);
+    }
+}
+
+vn_status vn_convt_col2im(vn_device *device, const vn_convt_plan *p, const float *col,
+                          const float *bias, float *y, vn_kernel_counters *counters)
+{
+    if (p->tiles == 0) return VN_OK;
+    const vn_convt_geom *g = &p->g;
+    int64_t ncol = g->N * g->M * p->kk * p->hw, ny = g->N * g->M * g->out[0] * g->out[1];
+    col2im_args a = {p, vn_gm_make((void *)col, VN_F32, ncol),
+                     vn_gm_make((void *)bias, VN_F32, bias ? g->M : 0),
+                     vn_ops_output_gm(y, VN_F32, ny)};
+    vn_launch_desc d = {col2im_kernel, "conv_transpose_col2im", p->block_dim, &a, -1};
+    return vn_launch(device, &d, counters);
+}
