@@ -20,6 +20,7 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_softmax_table,
     vn_ops_pool_table,
     vn_ops_convtranspose_table,
+    vn_ops_matmul_table,
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
