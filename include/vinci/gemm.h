@@ -102,13 +102,12 @@ typedef struct vn_gemm_args {
     const float *bias;      /* epi.bias_axis */
     const void *residual;   /* epi.has_residual (f32) */
     const float *col_scale; /* epi.has_col_scale */
+    vn_kernel_counters *counters; /* out: this run's launch counters; may be NULL */
 } vn_gemm_args;
 
-/* Run the plan (synchronously, on the plan's device). */
+/* Run the plan (synchronously, on the plan's device). The plan is not
+ * modified: runs from several threads at once are safe. */
 vn_status vn_gemm_run(const vn_gemm_plan *plan, const vn_gemm_args *args);
-
-/* Counters of the last vn_gemm_run of this plan (not thread-safe across runs). */
-vn_kernel_counters vn_gemm_last_counters(const vn_gemm_plan *plan);
 
 #ifdef __cplusplus
 }

@@ -30,7 +30,6 @@ struct vn_gemm_plan {
     int64_t packed_elems;   /* one packed B, panels only */
     int64_t packed_bytes;   /* one packed B with its column sums, 64-byte multiple */
     char layout[48];
-    vn_kernel_counters last;
 };
 
 /* Arguments of one launch (both kernels). */

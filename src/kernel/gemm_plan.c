@@ -294,11 +294,6 @@ const char *vn_gemm_packed_b_layout(const vn_gemm_plan *p)
     return p ? p->layout : "";
 }
 
-vn_kernel_counters vn_gemm_last_counters(const vn_gemm_plan *p)
-{
-    vn_kernel_counters c = {0};
-    return p ? p->last : c;
-}
 
 vn_fixpipe vn_gemm_fixpipe_base(const vn_gemm_plan *p)
 {

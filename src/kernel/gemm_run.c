@@ -134,14 +134,13 @@ static bool partial_in_c(const vn_gemm_plan *p, const vn_gemm_args *a)
     return d->K > p->kc;
 }
 
-vn_status vn_gemm_run(const vn_gemm_plan *cp, const vn_gemm_args *args)
+vn_status vn_gemm_run(const vn_gemm_plan *p, const vn_gemm_args *args)
 {
-    if (!cp) return vn_error(VN_ERR_INVALID_ARG, W, "plan is NULL");
-    vn_gemm_plan *p = (vn_gemm_plan *)cp;
+    if (!p) return vn_error(VN_ERR_INVALID_ARG, W, "plan is NULL");
     const vn_gemm_desc *d = &p->d;
     vn_status st = check_args(p, args);
     if (st != VN_OK) return st;
-    memset(&p->last, 0, sizeof p->last);
+    if (args->counters) memset(args->counters, 0, sizeof *args->counters);
     if (d->M == 0 || d->N == 0) return VN_OK;
     vn_gemm_kargs g;
     memset(&g, 0, sizeof g);
@@ -182,7 +181,7 @@ vn_status vn_gemm_run(const vn_gemm_plan *cp, const vn_gemm_args *args)
     int32_t blocks = (int32_t)(tiles < 65535 ? tiles : 65535);
     vn_launch_desc ld = {gemv ? vn_gemv_kernel : vn_gemm_kernel, gemv ? "vn_gemv" : "vn_gemm",
                          blocks, &g, -1};
-    st = vn_launch(p->device, &ld, &p->last);
+    st = vn_launch(p->device, &ld, args->counters);
     vn_aligned_free(work);
     free(sums);
     return st;

@@ -164,14 +164,16 @@ vn_status vn_mm_execute(const vn_mm_plan *p, const vn_gemm_plan *gemm, const vn_
                           io->c_in,
                           io->bias,
                           at(io->residual, oc, sizeof(float)),
-                          io->col_scale};
+                          io->col_scale,
+                          NULL};
+        vn_kernel_counters c = {0};
+        g.counters = &c;
         if (p->packed_b) {
             g.b = (const uint8_t *)p->packed_b + (p->lay.b_outer ? (size_t)it * p->packed_one : 0);
             g.b_packed = true;
         }
         vn_status st = vn_gemm_run(gemm, &g);
         if (st != VN_OK) return st;
-        vn_kernel_counters c = vn_gemm_last_counters(gemm);
         add_counters(&sum, &c);
     }
     if (counters) *counters = sum;
