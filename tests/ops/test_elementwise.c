@@ -15,54 +15,12 @@
 
 #include "vinci/ops.h"
 #include "vt.h"
+#include "vt_tensor.h"
 
 /* ---- typed buffers ------------------------------------------------------------------ */
 
-static void put(vn_dtype dt, void *p, int64_t i, double v)
-{
-    switch (dt) {
-    case VN_F32:
-        ((float *)p)[i] = (float)v;
-        break;
-    case VN_F16:
-        ((uint16_t *)p)[i] = vn_f32_to_f16((float)v);
-        break;
-    case VN_BF16:
-        ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v);
-        break;
-    case VN_I32:
-        ((int32_t *)p)[i] = (int32_t)v;
-        break;
-    default:
-        break;
-    }
-}
 
-static double get(vn_dtype dt, const void *p, int64_t i)
-{
-    switch (dt) {
-    case VN_F32:
-        return ((const float *)p)[i];
-    case VN_F16:
-        return vn_f16_to_f32(((const uint16_t *)p)[i]);
-    case VN_BF16:
-        return vn_bf16_to_f32(((const uint16_t *)p)[i]);
-    case VN_I32:
-        return ((const int32_t *)p)[i];
-    default:
-        return 0;
-    }
-}
 
-static vn_tensor_desc desc(vn_dtype dt, int32_t rank, const int64_t *dims)
-{
-    vn_tensor_desc d;
-    memset(&d, 0, sizeof d);
-    d.dtype = dt;
-    d.rank = rank;
-    for (int32_t i = 0; i < rank; i++) d.dims[i] = dims[i];
-    return d;
-}
 
 /* A tensor of random values in [lo, hi) (integers for i32). */
 static vn_tensor make(vt_rng *r, vn_tensor_desc d, double lo, double hi)
@@ -71,7 +29,7 @@ static vn_tensor make(vt_rng *r, vn_tensor_desc d, double lo, double hi)
     vn_tensor t = {d, malloc((size_t)(n > 0 ? n : 1) * vn_dtype_size(d.dtype))};
     for (int64_t i = 0; i < n; i++) {
         double v = vt_uniform(r, lo, hi);
-        put(d.dtype, t.data, i, d.dtype == VN_I32 ? floor(v) : v);
+        vt_put(d.dtype, t.data, i, d.dtype == VN_I32 ? floor(v) : v);
     }
     return t;
 }
@@ -224,9 +182,9 @@ static int64_t check_op(const char *name, const vn_tensor *in, int n, const vn_a
     int64_t bad = 0;
     vn_dtype dt = out.desc.dtype;
     for (int64_t i = 0; i < numel && st == VN_OK; i++) {
-        double a = get(dt, in[0].data, bcast_index(&out.desc, &in[0].desc, i));
-        double b = n > 1 ? get(dt, in[1].data, bcast_index(&out.desc, &in[1].desc, i)) : 0;
-        double want = ref(a, b, s), got = get(dt, out.data, i);
+        double a = vt_get(dt, in[0].data, bcast_index(&out.desc, &in[0].desc, i));
+        double b = n > 1 ? vt_get(dt, in[1].data, bcast_index(&out.desc, &in[1].desc, i)) : 0;
+        double want = ref(a, b, s), got = vt_get(dt, out.data, i);
         if (dt == VN_I32) want = (double)(int32_t)want;
         if (!(fabs(got - want) <= atol + rtol * fabs(want))) {
             if (bad++ < 3)
@@ -243,7 +201,7 @@ static void run_case(vt_rng *r, const op_case *c, vn_dtype dt, int64_t n)
 {
     int64_t dims[1] = {n};
     vn_tensor in[2];
-    for (int i = 0; i < c->arity; i++) in[i] = make(r, desc(dt, 1, dims), c->lo, c->hi);
+    for (int i = 0; i < c->arity; i++) in[i] = make(r, vt_desc(dt, 1, dims), c->lo, c->hi);
     double atol, rtol;
     tolerance(dt, c->exact, &atol, &rtol);
     int64_t bad = check_op(c->name, in, c->arity, NULL, c->ref, 0.01, atol, rtol);
@@ -277,7 +235,7 @@ static void test_attributes(void)
 {
     vt_rng r = {3};
     int64_t dims[1] = {1000};
-    vn_tensor x = make(&r, desc(VN_F32, 1, dims), -6, 6);
+    vn_tensor x = make(&r, vt_desc(VN_F32, 1, dims), -6, 6);
     vn_attr alpha = {.name = "alpha", .type = VN_ATTR_FLOAT, .f = 0.2};
     vn_attrs a = {&alpha, 1};
     VT_CHECK(check_op("LeakyRelu", &x, 1, &a, r_leaky, 0.2, 0, 1e-6) == 0, "alpha 0.2");
@@ -303,7 +261,7 @@ static void test_attributes(void)
 static void bcast_case(vt_rng *r, const char *op, ref_fn ref, vn_dtype dt, int32_t ra,
                        const int64_t *da, int32_t rb, const int64_t *db)
 {
-    vn_tensor in[2] = {make(r, desc(dt, ra, da), -5, 5), make(r, desc(dt, rb, db), -5, 5)};
+    vn_tensor in[2] = {make(r, vt_desc(dt, ra, da), -5, 5), make(r, vt_desc(dt, rb, db), -5, 5)};
     double atol, rtol;
     tolerance(dt, true, &atol, &rtol);
     int64_t bad = check_op(op, in, 2, NULL, ref, 0, atol, rtol);
@@ -345,7 +303,7 @@ static void test_empty_tensors(void)
 {
     vt_rng r = {5};
     int64_t d0[2] = {0, 4}, d1[1] = {4};
-    vn_tensor in[2] = {make(&r, desc(VN_F32, 2, d0), 0, 1), make(&r, desc(VN_F32, 1, d1), 0, 1)};
+    vn_tensor in[2] = {make(&r, vt_desc(VN_F32, 2, d0), 0, 1), make(&r, vt_desc(VN_F32, 1, d1), 0, 1)};
     vn_op_plan *plan = NULL;
     VT_OK(
         vn_op_plan_create(NULL, "Add", (vn_tensor_desc[]){in[0].desc, in[1].desc}, 2, NULL, &plan));
@@ -355,7 +313,7 @@ static void test_empty_tensors(void)
     VT_OK(vn_op_run(plan, in, 2, &out, 1, NULL));
     vn_op_plan_destroy(plan);
     /* [1,0] with [3,1] -> [3,0] */
-    vn_tensor_desc e[2] = {desc(VN_F32, 2, (int64_t[]){1, 0}), desc(VN_F32, 2, (int64_t[]){3, 1})};
+    vn_tensor_desc e[2] = {vt_desc(VN_F32, 2, (int64_t[]){1, 0}), vt_desc(VN_F32, 2, (int64_t[]){3, 1})};
     VT_OK(vn_op_plan_create(NULL, "Mul", e, 2, NULL, &plan));
     o = vn_op_plan_output(plan, 0);
     VT_CHECK(o->dims[0] == 3 && o->dims[1] == 0, "output [3,0]");
@@ -373,7 +331,7 @@ static void test_variadic(void)
     vt_rng r = {9};
     int64_t dims[2] = {17, 40};
     vn_tensor in[3];
-    for (int i = 0; i < 3; i++) in[i] = make(&r, desc(VN_F32, 2, dims), -3, 3);
+    for (int i = 0; i < 3; i++) in[i] = make(&r, vt_desc(VN_F32, 2, dims), -3, 3);
     vn_tensor_desc d[3] = {in[0].desc, in[1].desc, in[2].desc};
     vn_op_plan *plan = NULL;
     VT_OK(vn_op_plan_create(NULL, "Max", d, 3, NULL, &plan));
@@ -402,7 +360,7 @@ static void test_in_place(void)
 {
     vt_rng r = {21};
     int64_t da[2] = {300, 1000}, db[1] = {1000};
-    vn_tensor in[2] = {make(&r, desc(VN_F32, 2, da), -2, 2), make(&r, desc(VN_F32, 1, db), -2, 2)};
+    vn_tensor in[2] = {make(&r, vt_desc(VN_F32, 2, da), -2, 2), make(&r, vt_desc(VN_F32, 1, db), -2, 2)};
     float *copy = malloc(300 * 1000 * sizeof *copy);
     memcpy(copy, in[0].data, 300 * 1000 * sizeof *copy);
     vn_op_plan *plan = NULL;
@@ -440,7 +398,7 @@ static void test_plan_from_two_threads(void)
 {
     vt_rng r = {13};
     int64_t da[2] = {300, 1000}, db[1] = {1000};
-    vn_tensor_desc d[2] = {desc(VN_F32, 2, da), desc(VN_F32, 1, db)};
+    vn_tensor_desc d[2] = {vt_desc(VN_F32, 2, da), vt_desc(VN_F32, 1, db)};
     vn_op_plan *plan = NULL;
     VT_OK(vn_op_plan_create(NULL, "Mul", d, 2, NULL, &plan));
     thread_job jobs[2];

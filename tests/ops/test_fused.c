@@ -15,52 +15,10 @@
 
 #include "vinci/ops.h"
 #include "vt.h"
+#include "vt_tensor.h"
 
-static void put(vn_dtype dt, void *p, int64_t i, double v)
-{
-    switch (dt) {
-    case VN_F32:
-        ((float *)p)[i] = (float)v;
-        break;
-    case VN_F16:
-        ((uint16_t *)p)[i] = vn_f32_to_f16((float)v);
-        break;
-    case VN_BF16:
-        ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v);
-        break;
-    case VN_I32:
-        ((int32_t *)p)[i] = (int32_t)v;
-        break;
-    default:
-        break;
-    }
-}
 
-static double get(vn_dtype dt, const void *p, int64_t i)
-{
-    switch (dt) {
-    case VN_F32:
-        return ((const float *)p)[i];
-    case VN_F16:
-        return vn_f16_to_f32(((const uint16_t *)p)[i]);
-    case VN_BF16:
-        return vn_bf16_to_f32(((const uint16_t *)p)[i]);
-    case VN_I32:
-        return ((const int32_t *)p)[i];
-    default:
-        return 0;
-    }
-}
 
-static vn_tensor_desc desc(vn_dtype dt, int32_t rank, const int64_t *dims)
-{
-    vn_tensor_desc d;
-    memset(&d, 0, sizeof d);
-    d.dtype = dt;
-    d.rank = rank;
-    for (int32_t i = 0; i < rank; i++) d.dims[i] = dims[i];
-    return d;
-}
 
 static double vop_ref(vn_vop op, double a, double b, double s, bool ints)
 {
@@ -157,7 +115,7 @@ static int64_t check_program(vn_device *dev, const vn_fused_program *g, vn_dtype
         in[i] = (vn_tensor){d[i], malloc((size_t)(m ? m : 1) * 4)};
         for (int64_t e = 0; e < m; e++) {
             double v = vt_uniform(&r, lo, hi);
-            put(dt, in[i].data, e, dt == VN_I32 ? floor(v) : v);
+            vt_put(dt, in[i].data, e, dt == VN_I32 ? floor(v) : v);
         }
     }
     vn_op_plan *plan = NULL;
@@ -172,7 +130,7 @@ static int64_t check_program(vn_device *dev, const vn_fused_program *g, vn_dtype
     double *ref = malloc((size_t)(numel ? numel : 1) * sizeof *ref), scale = 0;
     for (int64_t e = 0; e < numel; e++) {
         double v[16];
-        for (int i = 0; i < n; i++) v[i] = get(dt, in[i].data, bcast_index(&out.desc, &d[i], e));
+        for (int i = 0; i < n; i++) v[i] = vt_get(dt, in[i].data, bcast_index(&out.desc, &d[i], e));
         ref[e] = interpret(g, v, dt == VN_I32);
         if (fabs(ref[e]) > scale) scale = fabs(ref[e]);
     }
@@ -180,7 +138,7 @@ static int64_t check_program(vn_device *dev, const vn_fused_program *g, vn_dtype
     double rtol = dt == VN_F16 ? 1.0 / 1024 : dt == VN_BF16 ? 1.0 / 128 : 0;
     int64_t bad = 0;
     for (int64_t e = 0; e < numel && st == VN_OK; e++) {
-        double got = get(dt, out.data, e);
+        double got = vt_get(dt, out.data, e);
         if (!(fabs(got - ref[e]) <= atol + rtol * fabs(ref[e])) && bad++ < 3)
             fprintf(stderr, "    %s [%lld]: got %.9g want %.9g\n", vn_dtype_name(dt), (long long)e,
                     got, ref[e]);
@@ -220,13 +178,13 @@ static void test_relu_add(void)
     for (int t = 0; t < 4; t++)
         for (int s = 0; s < 6; s++) {
             if (sizes[s] > 100000 && dts[t] != VN_F32) continue;
-            vn_tensor_desc d[2] = {desc(VN_F32, 1, &sizes[s]), desc(VN_F32, 1, &sizes[s])};
+            vn_tensor_desc d[2] = {vt_desc(VN_F32, 1, &sizes[s]), vt_desc(VN_F32, 1, &sizes[s])};
             int64_t bad = check_program(NULL, &relu_add, dts[t], d, -10, 10);
             VT_CHECK(bad == 0, "ReLU-Add %s n=%lld: %lld mismatches", vn_dtype_name(dts[t]),
                      (long long)sizes[s], (long long)bad);
         }
     /* ReLU-Add with a broadcast bias row */
-    vn_tensor_desc d[2] = {desc(VN_F32, 2, (int64_t[]){129, 77}), desc(VN_F32, 1, (int64_t[]){77})};
+    vn_tensor_desc d[2] = {vt_desc(VN_F32, 2, (int64_t[]){129, 77}), vt_desc(VN_F32, 1, (int64_t[]){77})};
     VT_CHECK(check_program(NULL, &relu_add, VN_F16, d, -10, 10) == 0, "ReLU-Add bias f16");
 }
 
@@ -237,15 +195,15 @@ static void test_long_chain(void)
     for (int t = 0; t < 3; t++)
         for (int s = 0; s < 4; s++) {
             const int64_t *x = shapes[s];
-            vn_tensor_desc d[4] = {desc(VN_F32, 3, x), desc(VN_F32, 1, &x[2]),
-                                   desc(VN_F32, 0, NULL),
-                                   desc(VN_F32, 3, (int64_t[]){x[0], 1, x[2]})};
+            vn_tensor_desc d[4] = {vt_desc(VN_F32, 3, x), vt_desc(VN_F32, 1, &x[2]),
+                                   vt_desc(VN_F32, 0, NULL),
+                                   vt_desc(VN_F32, 3, (int64_t[]){x[0], 1, x[2]})};
             int64_t bad = check_program(NULL, &chain, dts[t], d, -3, 3);
             VT_CHECK(bad == 0, "chain %s [%lld,%lld,%lld]: %lld mismatches", vn_dtype_name(dts[t]),
                      (long long)x[0], (long long)x[1], (long long)x[2], (long long)bad);
         }
-    vn_tensor_desc di[3] = {desc(VN_F32, 2, (int64_t[]){50, 70}),
-                            desc(VN_F32, 2, (int64_t[]){50, 1}), desc(VN_F32, 0, NULL)};
+    vn_tensor_desc di[3] = {vt_desc(VN_F32, 2, (int64_t[]){50, 70}),
+                            vt_desc(VN_F32, 2, (int64_t[]){50, 1}), vt_desc(VN_F32, 0, NULL)};
     VT_CHECK(check_program(NULL, &int_chain, VN_I32, di, -100, 100) == 0, "int chain");
 }
 
@@ -256,8 +214,8 @@ static void test_register_reuse(void)
                           4,
                           {I(VN_VOP_MUL, 0, 0, 0), I(VN_VOP_EXP, 3, -1, 0), I(VN_VOP_NEG, 4, -1, 0),
                            I(VN_VOP_ADD, 5, 2, 0)}};
-    vn_tensor_desc d[3] = {desc(VN_F32, 1, (int64_t[]){5000}), desc(VN_F32, 1, (int64_t[]){5000}),
-                           desc(VN_F32, 1, (int64_t[]){5000})};
+    vn_tensor_desc d[3] = {vt_desc(VN_F32, 1, (int64_t[]){5000}), vt_desc(VN_F32, 1, (int64_t[]){5000}),
+                           vt_desc(VN_F32, 1, (int64_t[]){5000})};
     VT_CHECK(check_program(NULL, &g, VN_F32, d, -1, 1) == 0, "f32");
     VT_CHECK(check_program(NULL, &g, VN_F16, d, -1, 1) == 0, "f16");
 }
@@ -274,8 +232,8 @@ static void test_tiny_ub(void)
     static const int64_t shapes[][3] = {{3, 5, 7}, {4, 33, 300}, {2, 3, 2001}};
     for (int s = 0; s < 3; s++) {
         const int64_t *x = shapes[s];
-        vn_tensor_desc d[4] = {desc(VN_F32, 3, x), desc(VN_F32, 1, &x[2]), desc(VN_F32, 0, NULL),
-                               desc(VN_F32, 3, (int64_t[]){x[0], 1, x[2]})};
+        vn_tensor_desc d[4] = {vt_desc(VN_F32, 3, x), vt_desc(VN_F32, 1, &x[2]), vt_desc(VN_F32, 0, NULL),
+                               vt_desc(VN_F32, 3, (int64_t[]){x[0], 1, x[2]})};
         VT_CHECK(check_program(dev, &chain, VN_F32, d, -3, 3) == 0, "f32 shape %d", s);
         VT_CHECK(check_program(dev, &chain, VN_F16, d, -3, 3) == 0, "f16 shape %d", s);
     }
@@ -291,7 +249,7 @@ static void test_attribute_form(void)
     vn_attrs attrs = {items, 3};
     float a[40], b[40], y[40];
     for (int i = 0; i < 40; i++) a[i] = (float)(i - 20), b[i] = (float)(i % 7) - 3;
-    vn_tensor_desc d = desc(VN_F32, 1, (int64_t[]){40});
+    vn_tensor_desc d = vt_desc(VN_F32, 1, (int64_t[]){40});
     vn_op_plan *plan = NULL;
     VT_OK(vn_op_plan_create(NULL, "vinci::FusedElementwise", (vn_tensor_desc[]){d, d}, 2, &attrs,
                             &plan));
@@ -311,14 +269,14 @@ static void test_attribute_form(void)
 
 static void test_program_errors(void)
 {
-    vn_tensor_desc d[2] = {desc(VN_F32, 1, (int64_t[]){8}), desc(VN_F32, 1, (int64_t[]){8})};
+    vn_tensor_desc d[2] = {vt_desc(VN_F32, 1, (int64_t[]){8}), vt_desc(VN_F32, 1, (int64_t[]){8})};
     vn_op_plan *plan = NULL;
     vn_fused_program undefined = {2, 1, {I(VN_VOP_ADD, 0, 5, 0)}};
     VT_CHECK(vn_fused_plan_create(NULL, &undefined, d, 2, &plan) == VN_ERR_INVALID_ARG, "r5");
     VT_CONTAINS(vn_last_error(), "instruction 0");
     VT_CONTAINS(vn_last_error(), "r5");
     vn_fused_program exp_prog = {1, 1, {I(VN_VOP_EXP, 0, -1, 0)}};
-    vn_tensor_desc di = desc(VN_I32, 1, (int64_t[]){8});
+    vn_tensor_desc di = vt_desc(VN_I32, 1, (int64_t[]){8});
     VT_CHECK(vn_fused_plan_create(NULL, &exp_prog, &di, 1, &plan) == VN_ERR_DTYPE, "Exp on i32");
     VT_CONTAINS(vn_last_error(), "Exp");
     VT_CONTAINS(vn_last_error(), "i32");
@@ -327,7 +285,7 @@ static void test_program_errors(void)
     VT_CHECK(vn_fused_plan_create(NULL, &relu_add, d, 1, &plan) == VN_ERR_INVALID_ARG,
              "input count");
     VT_CONTAINS(vn_last_error(), "2 inputs");
-    vn_tensor_desc bad[2] = {desc(VN_F32, 1, (int64_t[]){8}), desc(VN_F32, 1, (int64_t[]){3})};
+    vn_tensor_desc bad[2] = {vt_desc(VN_F32, 1, (int64_t[]){8}), vt_desc(VN_F32, 1, (int64_t[]){3})};
     VT_CHECK(vn_fused_plan_create(NULL, &relu_add, bad, 2, &plan) == VN_ERR_SHAPE, "shapes");
     VT_CONTAINS(vn_last_error(), "do not broadcast");
     VT_CHECK(plan == NULL, "no plan on failure");

@@ -15,21 +15,9 @@
 
 #include "vinci/ops.h"
 #include "vt.h"
+#include "vt_tensor.h"
 
-static vn_tensor_desc desc(vn_dtype dt, int32_t rank, const int64_t *dims)
-{
-    vn_tensor_desc d;
-    memset(&d, 0, sizeof d);
-    d.dtype = dt;
-    d.rank = rank;
-    for (int32_t i = 0; i < rank; i++) d.dims[i] = dims[i];
-    return d;
-}
 
-static double get(vn_dtype dt, const void *p, int64_t i)
-{
-    return dt == VN_F32 ? ((const float *)p)[i] : vn_f16_to_f32(((const uint16_t *)p)[i]);
-}
 
 static void fill(vt_rng *r, vn_dtype dt, void *p, int64_t n, double lo, double hi, double offset)
 {
@@ -64,8 +52,8 @@ typedef struct norm_case {
 static double run_norm(const norm_case *c)
 {
     vt_rng r = {1234};
-    vn_tensor_desc xd = desc(c->dt, c->rank, c->dims);
-    vn_tensor_desc pd = desc(c->dt, c->rank - c->axis, c->dims + c->axis);
+    vn_tensor_desc xd = vt_desc(c->dt, c->rank, c->dims);
+    vn_tensor_desc pd = vt_desc(c->dt, c->rank - c->axis, c->dims + c->axis);
     int64_t n = vn_desc_numel(&xd), h = vn_desc_numel(&pd), rows = h ? n / h : 0;
     size_t es = vn_dtype_size(c->dt);
     void *x = malloc((size_t)(n ? n : 1) * es), *y = malloc((size_t)(n ? n : 1) * es);
@@ -87,19 +75,19 @@ static double run_norm(const norm_case *c)
     double worst = 0;
     for (int64_t row = 0; row < rows && st == VN_OK; row++) {
         double mean = 0, var = 0;
-        for (int64_t k = 0; k < h; k++) mean += get(c->dt, x, row * h + k);
+        for (int64_t k = 0; k < h; k++) mean += vt_get(c->dt, x, row * h + k);
         mean = layer ? mean / (double)h : 0;
         for (int64_t k = 0; k < h; k++) {
-            double d = get(c->dt, x, row * h + k) - mean;
+            double d = vt_get(c->dt, x, row * h + k) - mean;
             var += d * d;
         }
         double rstd = 1 / sqrt(var / (double)h + 1e-5);
         for (int64_t k = 0; k < h; k++) {
-            double t = (get(c->dt, x, row * h + k) - mean) * rstd * get(c->dt, g, k);
-            double bb = c->bias ? get(c->dt, b, k) : 0, want = t + bb;
+            double t = (vt_get(c->dt, x, row * h + k) - mean) * rstd * vt_get(c->dt, g, k);
+            double bb = c->bias ? vt_get(c->dt, b, k) : 0, want = t + bb;
             double m = fabs(t) + fabs(bb);
             double bound = c->dt == VN_F32 ? 2e-5 * (1 + m) : ulp_f16(want) + ldexp(m, -16);
-            double e = fabs(get(c->dt, y, row * h + k) - want) / bound;
+            double e = fabs(vt_get(c->dt, y, row * h + k) - want) / bound;
             if (!(e <= worst)) worst = e; /* NaN sticks */
         }
     }
@@ -188,7 +176,7 @@ static void test_other_axes(void)
 
 static void test_empty_and_optional(void)
 {
-    vn_tensor_desc x = desc(VN_F32, 2, (int64_t[]){0, 8}), g = desc(VN_F32, 1, (int64_t[]){8});
+    vn_tensor_desc x = vt_desc(VN_F32, 2, (int64_t[]){0, 8}), g = vt_desc(VN_F32, 1, (int64_t[]){8});
     vn_tensor_desc none = {VN_F32, -1, {0}};
     vn_op_plan *plan = NULL;
     VT_OK(vn_op_plan_create(NULL, "LayerNormalization", (vn_tensor_desc[]){x, g, none}, 3, NULL,
@@ -201,9 +189,9 @@ static void test_empty_and_optional(void)
 
 static void test_errors(void)
 {
-    vn_tensor_desc x = desc(VN_F32, 3, (int64_t[]){2, 3, 8});
-    vn_tensor_desc g5 = desc(VN_F32, 1, (int64_t[]){5}), g8 = desc(VN_F32, 1, (int64_t[]){8});
-    vn_tensor_desc g8h = desc(VN_F16, 1, (int64_t[]){8});
+    vn_tensor_desc x = vt_desc(VN_F32, 3, (int64_t[]){2, 3, 8});
+    vn_tensor_desc g5 = vt_desc(VN_F32, 1, (int64_t[]){5}), g8 = vt_desc(VN_F32, 1, (int64_t[]){8});
+    vn_tensor_desc g8h = vt_desc(VN_F16, 1, (int64_t[]){8});
     vn_op_plan *plan = NULL;
     VT_CHECK(vn_op_plan_create(NULL, "LayerNormalization", (vn_tensor_desc[]){x, g5}, 2, NULL,
                                &plan) == VN_ERR_SHAPE,
@@ -214,7 +202,7 @@ static void test_errors(void)
                                &plan) == VN_ERR_DTYPE,
              "f16 Scale with f32 X");
     VT_CONTAINS(vn_last_error(), "Scale has dtype f16");
-    vn_tensor_desc xi = desc(VN_I32, 1, (int64_t[]){8}), gi = desc(VN_I32, 1, (int64_t[]){8});
+    vn_tensor_desc xi = vt_desc(VN_I32, 1, (int64_t[]){8}), gi = vt_desc(VN_I32, 1, (int64_t[]){8});
     VT_CHECK(vn_op_plan_create(NULL, "vinci::RMSNormalization", (vn_tensor_desc[]){xi, gi}, 2, NULL,
                                &plan) == VN_ERR_DTYPE,
              "i32");

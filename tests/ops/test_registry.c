@@ -10,16 +10,8 @@
 
 #include "vinci/ops.h"
 #include "vt.h"
+#include "vt_tensor.h"
 
-static vn_tensor_desc desc(vn_dtype dt, int32_t rank, const int64_t *dims)
-{
-    vn_tensor_desc d;
-    memset(&d, 0, sizeof d);
-    d.dtype = dt;
-    d.rank = rank;
-    for (int32_t i = 0; i < rank; i++) d.dims[i] = dims[i];
-    return d;
-}
 
 /* ---- first use from several threads ------------------------------------------------ */
 
@@ -118,7 +110,7 @@ static void test_user_operator(void)
     VT_CHECK(vn_op_register(NULL) == VN_ERR_INVALID_ARG, "NULL def");
     float x[16], y[16];
     for (int i = 0; i < 16; i++) x[i] = (float)i - 8;
-    vn_tensor_desc d = desc(VN_F32, 2, (int64_t[]){2, 8});
+    vn_tensor_desc d = vt_desc(VN_F32, 2, (int64_t[]){2, 8});
     vn_op_plan *plan = NULL;
     VT_OK(vn_op_plan_create(NULL, "custom::Square", &d, 1, NULL, &plan));
     vn_tensor in = {d, x}, out = {d, y};
@@ -134,13 +126,13 @@ static void test_user_operator(void)
 static void test_desc_and_attrs(void)
 {
     char buf[64];
-    vn_tensor_desc d = desc(VN_F16, 3, (int64_t[]){2, 3, 4});
+    vn_tensor_desc d = vt_desc(VN_F16, 3, (int64_t[]){2, 3, 4});
     VT_CHECK(strcmp(vn_desc_format(&d, buf, sizeof buf), "f16[2,3,4]") == 0, "%s", buf);
     VT_CHECK(vn_desc_numel(&d) == 24, "numel");
-    vn_tensor_desc s = desc(VN_F32, 0, NULL);
+    vn_tensor_desc s = vt_desc(VN_F32, 0, NULL);
     VT_CHECK(strcmp(vn_desc_format(&s, buf, sizeof buf), "f32[]") == 0, "%s", buf);
     VT_CHECK(vn_desc_numel(&s) == 1, "scalar numel 1");
-    vn_tensor_desc e = desc(VN_F32, 2, (int64_t[]){3, 0});
+    vn_tensor_desc e = vt_desc(VN_F32, 2, (int64_t[]){3, 0});
     VT_CHECK(vn_desc_numel(&e) == 0, "empty numel 0");
     VT_CHECK(strcmp(vn_desc_format(&d, buf, 6), "f16[2") == 0, "truncated: %s", buf);
 
@@ -166,8 +158,8 @@ static void test_desc_and_attrs(void)
 
 static void test_plan_errors(void)
 {
-    vn_tensor_desc a34 = desc(VN_F32, 2, (int64_t[]){3, 4}),
-                   a24 = desc(VN_F32, 2, (int64_t[]){2, 4});
+    vn_tensor_desc a34 = vt_desc(VN_F32, 2, (int64_t[]){3, 4}),
+                   a24 = vt_desc(VN_F32, 2, (int64_t[]){2, 4});
     vn_op_plan *plan = (vn_op_plan *)&plan;
     VT_CHECK(vn_op_plan_create(NULL, "Frobnicate", &a34, 1, NULL, &plan) == VN_ERR_UNSUPPORTED,
              "unknown op");
@@ -176,7 +168,7 @@ static void test_plan_errors(void)
     VT_CHECK(vn_op_plan_create(NULL, "Add", &a34, 1, NULL, &plan) == VN_ERR_INVALID_ARG, "count");
     VT_CONTAINS(vn_last_error(), "vn_op_plan_create(Add)");
     VT_CONTAINS(vn_last_error(), "takes 2 inputs, got 1");
-    vn_tensor_desc i32 = desc(VN_I32, 1, (int64_t[]){4});
+    vn_tensor_desc i32 = vt_desc(VN_I32, 1, (int64_t[]){4});
     VT_CHECK(vn_op_plan_create(NULL, "Exp", &i32, 1, NULL, &plan) == VN_ERR_DTYPE, "dtype");
     VT_CONTAINS(vn_last_error(), "vn_op_plan_create(Exp)");
     VT_CONTAINS(vn_last_error(), "input 0");
@@ -187,16 +179,16 @@ static void test_plan_errors(void)
     VT_CHECK(strcmp(vn_last_error(), "vn_op_plan_create(Add): inputs f32[3,4] and f32[2,4] do "
                                      "not broadcast (dim 0: 3 vs 2)") == 0,
              "message: %s", vn_last_error());
-    vn_tensor_desc h34 = desc(VN_F16, 2, (int64_t[]){3, 4});
+    vn_tensor_desc h34 = vt_desc(VN_F16, 2, (int64_t[]){3, 4});
     VT_CHECK(vn_op_plan_create(NULL, "Mul", (vn_tensor_desc[]){a34, h34}, 2, NULL, &plan) ==
                  VN_ERR_DTYPE,
              "mixed dtypes");
     VT_CONTAINS(vn_last_error(), "input 1 has dtype f16");
-    vn_tensor_desc r9 = desc(VN_F32, 8, (int64_t[]){1, 1, 1, 1, 1, 1, 1, 1});
+    vn_tensor_desc r9 = vt_desc(VN_F32, 8, (int64_t[]){1, 1, 1, 1, 1, 1, 1, 1});
     r9.rank = 9;
     VT_CHECK(vn_op_plan_create(NULL, "Relu", &r9, 1, NULL, &plan) == VN_ERR_SHAPE, "rank 9");
     VT_CONTAINS(vn_last_error(), "rank 9");
-    vn_tensor_desc neg = desc(VN_F32, 2, (int64_t[]){3, -1});
+    vn_tensor_desc neg = vt_desc(VN_F32, 2, (int64_t[]){3, -1});
     VT_CHECK(vn_op_plan_create(NULL, "Relu", &neg, 1, NULL, &plan) == VN_ERR_SHAPE, "neg dim");
     VT_CONTAINS(vn_last_error(), "negative dim 1");
     VT_CHECK(vn_op_plan_create(NULL, "Relu", &a34, 1, NULL, NULL) == VN_ERR_INVALID_ARG,
@@ -210,8 +202,8 @@ static void test_plan_errors(void)
 
 static void test_run_errors(void)
 {
-    vn_tensor_desc a34 = desc(VN_F32, 2, (int64_t[]){3, 4}), a4 = desc(VN_F32, 1, (int64_t[]){4});
-    vn_tensor_desc a24 = desc(VN_F32, 2, (int64_t[]){2, 4}), h4 = desc(VN_F16, 1, (int64_t[]){4});
+    vn_tensor_desc a34 = vt_desc(VN_F32, 2, (int64_t[]){3, 4}), a4 = vt_desc(VN_F32, 1, (int64_t[]){4});
+    vn_tensor_desc a24 = vt_desc(VN_F32, 2, (int64_t[]){2, 4}), h4 = vt_desc(VN_F16, 1, (int64_t[]){4});
     vn_op_plan *plan = NULL;
     VT_OK(vn_op_plan_create(NULL, "Add", (vn_tensor_desc[]){a34, a4}, 2, NULL, &plan));
     VT_CHECK(vn_op_plan_num_outputs(plan) == 1 && vn_op_plan_workspace(plan) == 0, "signature");

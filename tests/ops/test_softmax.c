@@ -15,33 +15,10 @@
 
 #include "vinci/ops.h"
 #include "vt.h"
+#include "vt_tensor.h"
 
-static vn_tensor_desc desc(vn_dtype dt, int32_t rank, const int64_t *dims)
-{
-    vn_tensor_desc d;
-    memset(&d, 0, sizeof d);
-    d.dtype = dt;
-    d.rank = rank;
-    for (int32_t i = 0; i < rank; i++) d.dims[i] = dims[i];
-    return d;
-}
 
-static void put(vn_dtype dt, void *p, int64_t i, double v)
-{
-    if (dt == VN_F32)
-        ((float *)p)[i] = (float)v;
-    else if (dt == VN_F16)
-        ((uint16_t *)p)[i] = vn_f32_to_f16((float)v);
-    else
-        ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v);
-}
 
-static double get(vn_dtype dt, const void *p, int64_t i)
-{
-    if (dt == VN_F32) return ((const float *)p)[i];
-    if (dt == VN_F16) return vn_f16_to_f32(((const uint16_t *)p)[i]);
-    return vn_bf16_to_f32(((const uint16_t *)p)[i]);
-}
 
 typedef struct sm_case {
     bool log;
@@ -56,11 +33,11 @@ typedef struct sm_case {
 static int64_t run_softmax(const sm_case *c)
 {
     vt_rng r = {77};
-    vn_tensor_desc d = desc(c->dt, c->rank, c->dims);
+    vn_tensor_desc d = vt_desc(c->dt, c->rank, c->dims);
     int64_t n = vn_desc_numel(&d);
     size_t es = vn_dtype_size(c->dt);
     void *x = malloc((size_t)(n ? n : 1) * es), *y = malloc((size_t)(n ? n : 1) * es);
-    for (int64_t i = 0; i < n; i++) put(c->dt, x, i, vt_uniform(&r, -c->range, c->range));
+    for (int64_t i = 0; i < n; i++) vt_put(c->dt, x, i, vt_uniform(&r, -c->range, c->range));
     vn_attr axis = {.name = "axis", .type = VN_ATTR_INT, .i = c->axis};
     vn_attrs attrs = {&axis, 1};
     const char *op = c->log ? "LogSoftmax" : "Softmax";
@@ -83,12 +60,12 @@ static int64_t run_softmax(const sm_case *c)
         for (int64_t i = 0; i < inner; i++) {
             int64_t base = o * a * inner + i;
             double m = -INFINITY, s = 0;
-            for (int64_t k = 0; k < a; k++) m = fmax(m, get(c->dt, x, base + k * inner));
-            for (int64_t k = 0; k < a; k++) s += exp(get(c->dt, x, base + k * inner) - m);
+            for (int64_t k = 0; k < a; k++) m = fmax(m, vt_get(c->dt, x, base + k * inner));
+            for (int64_t k = 0; k < a; k++) s += exp(vt_get(c->dt, x, base + k * inner) - m);
             for (int64_t k = 0; k < a; k++) {
-                double v = get(c->dt, x, base + k * inner) - m;
+                double v = vt_get(c->dt, x, base + k * inner) - m;
                 double want = c->log ? v - log(s) : exp(v) / s;
-                double got = get(c->dt, y, base + k * inner);
+                double got = vt_get(c->dt, y, base + k * inner);
                 if (!(fabs(got - want) <= atol + rtol * fabs(want)) && bad++ < 3)
                     fprintf(stderr, "    %s %s [%lld]: got %.9g want %.9g\n", op,
                             vn_dtype_name(c->dt), (long long)(base + k * inner), got, want);
@@ -174,17 +151,17 @@ static void test_streamed(void)
 
 static void test_errors_and_empty(void)
 {
-    vn_tensor_desc d = desc(VN_F32, 2, (int64_t[]){3, 4});
+    vn_tensor_desc d = vt_desc(VN_F32, 2, (int64_t[]){3, 4});
     vn_attr axis = {.name = "axis", .type = VN_ATTR_INT, .i = 2};
     vn_attrs a = {&axis, 1};
     vn_op_plan *plan = NULL;
     VT_CHECK(vn_op_plan_create(NULL, "Softmax", &d, 1, &a, &plan) == VN_ERR_INVALID_ARG, "axis");
     VT_CONTAINS(vn_last_error(), "Softmax");
     VT_CONTAINS(vn_last_error(), "axis 2");
-    vn_tensor_desc di = desc(VN_I32, 2, (int64_t[]){3, 4});
+    vn_tensor_desc di = vt_desc(VN_I32, 2, (int64_t[]){3, 4});
     VT_CHECK(vn_op_plan_create(NULL, "LogSoftmax", &di, 1, NULL, &plan) == VN_ERR_DTYPE, "i32");
     VT_CONTAINS(vn_last_error(), "LogSoftmax");
-    vn_tensor_desc e = desc(VN_F32, 3, (int64_t[]){2, 0, 5});
+    vn_tensor_desc e = vt_desc(VN_F32, 3, (int64_t[]){2, 0, 5});
     VT_OK(vn_op_plan_create(NULL, "Softmax", &e, 1,
                             &(vn_attrs){&(vn_attr){.name = "axis", .type = VN_ATTR_INT, .i = 1}, 1},
                             &plan));

@@ -1,0 +1,80 @@
+/*
+ * vt_tensor.h — tensor helpers shared by the operator tests: descriptors and
+ * element access by dtype (as doubles, through vinci's own exact f16/bf16
+ * conversions, which tests/base checks exhaustively).
+ */
+#ifndef VINCI_TESTS_VT_TENSOR_H
+#define VINCI_TESTS_VT_TENSOR_H
+
+#include <string.h>
+
+#include "vinci/ops.h"
+
+static inline vn_tensor_desc vt_desc(vn_dtype dt, int32_t rank, const int64_t *dims)
+{
+    vn_tensor_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = dt;
+    d.rank = rank;
+    for (int32_t i = 0; i < rank; i++) d.dims[i] = dims[i];
+    return d;
+}
+
+/* Store v (rounded to nearest even for 16-bit floats, truncated for integers). */
+static inline void vt_put(vn_dtype dt, void *p, int64_t i, double v)
+{
+    switch (dt) {
+    case VN_F32:
+        ((float *)p)[i] = (float)v;
+        break;
+    case VN_F16:
+        ((uint16_t *)p)[i] = vn_f32_to_f16((float)v);
+        break;
+    case VN_BF16:
+        ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v);
+        break;
+    case VN_I8:
+        ((int8_t *)p)[i] = (int8_t)v;
+        break;
+    case VN_U8:
+        ((uint8_t *)p)[i] = (uint8_t)v;
+        break;
+    case VN_I32:
+        ((int32_t *)p)[i] = (int32_t)v;
+        break;
+    case VN_I64:
+        ((int64_t *)p)[i] = (int64_t)v;
+        break;
+    case VN_BOOL:
+        ((uint8_t *)p)[i] = v != 0;
+        break;
+    default:
+        break;
+    }
+}
+
+static inline double vt_get(vn_dtype dt, const void *p, int64_t i)
+{
+    switch (dt) {
+    case VN_F32:
+        return ((const float *)p)[i];
+    case VN_F16:
+        return vn_f16_to_f32(((const uint16_t *)p)[i]);
+    case VN_BF16:
+        return vn_bf16_to_f32(((const uint16_t *)p)[i]);
+    case VN_I8:
+        return ((const int8_t *)p)[i];
+    case VN_U8:
+        return ((const uint8_t *)p)[i];
+    case VN_I32:
+        return ((const int32_t *)p)[i];
+    case VN_I64:
+        return (double)((const int64_t *)p)[i];
+    case VN_BOOL:
+        return ((const uint8_t *)p)[i];
+    default:
+        return 0;
+    }
+}
+
+#endif /* VINCI_TESTS_VT_TENSOR_H */
