@@ -27,6 +27,14 @@ const vn_op_def *const *vn_ops_softmax_table(int32_t *count);
 const vn_op_def *const *vn_ops_pool_table(int32_t *count);
 const vn_op_def *const *vn_ops_convtranspose_table(int32_t *count);
 const vn_op_def *const *vn_ops_matmul_table(int32_t *count);
+const vn_op_def *const *vn_ops_shape_table(int32_t *count);
+const vn_op_def *const *vn_ops_logic_table(int32_t *count);
+const vn_op_def *const *vn_ops_math_table(int32_t *count);
+const vn_op_def *const *vn_ops_cast_table(int32_t *count);
+const vn_op_def *const *vn_ops_gather_table(int32_t *count);
+const vn_op_def *const *vn_ops_reduce_table(int32_t *count);
+const vn_op_def *const *vn_ops_scatter_table(int32_t *count);
+const vn_op_def *const *vn_ops_misc_table(int32_t *count);
 
 /* ---- tiling arithmetic ------------------------------------------------------ */
 

@@ -21,6 +21,14 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_pool_table,
     vn_ops_convtranspose_table,
     vn_ops_matmul_table,
+    vn_ops_shape_table,
+    vn_ops_logic_table,
+    vn_ops_math_table,
+    vn_ops_cast_table,
+    vn_ops_gather_table,
+    vn_ops_reduce_table,
+    vn_ops_scatter_table,
+    vn_ops_misc_table,
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
