@@ -15,3 +15,9 @@ echo "== example: the same kernel with a planted bug, in checked mode"
 ./build/add_custom --bug tail --expect-error
 echo "== operator benchmark"
 ./build/bench_ops "$@"
+echo "== graph engine: the bundled model (models/mlp_tiny.onnx, from scripts/gen_bundled_model.py)"
+./build/vinci compile models/mlp_tiny.onnx --input-shape x:4,64
+mkdir -p build/mlp_tiny_out
+./build/vinci run models/mlp_tiny.onnx --input x=models/mlp_tiny_input.npy --output-dir build/mlp_tiny_out
+./build/vinci bench models/mlp_tiny.onnx --input-shape x:4,64 --iters 200
+./build/vinci bench models/mlp_tiny.onnx --input-shape x:256,64 --iters 50 --threads 2

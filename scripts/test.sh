@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds vinci and runs every test:
 #   1. release build, every test under each ISA path (VINCI_ISA=avx512, avx2, scalar);
+#   1b. ONNX conformance: the onnx 1.22.0 backend tests through build/vinci, against
+#      tests/conformance/expected_failures.txt (scripts/conformance.py);
 #   2. a build with -fsanitize=address,undefined running the unit tests again.
 # Prints ctest's summary for each job and exits non-zero if any test failed.
 set -euo pipefail
@@ -12,6 +14,9 @@ echo "== job 1: release build, all tests, every ISA path"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
+
+echo "== job 1b: ONNX conformance (onnx backend tests; fails on a test outside tests/conformance/expected_failures.txt)"
+.venv/bin/python scripts/conformance.py --vinci build/vinci -j"$jobs" --quiet
 
 echo "== job 2: address + undefined-behaviour sanitizers, unit tests"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVINCI_SANITIZE=address,undefined \

@@ -15,5 +15,16 @@ int vn_cmd_info(int argc, char **argv);
 int vn_cmd_ops(int argc, char **argv);
 int vn_cmd_machine(int argc, char **argv);
 int vn_cmd_graph_info(int argc, char **argv); /* `vinci info model.onnx` */
+int vn_cmd_run(int argc, char **argv);        /* `vinci run model.onnx --input x=a.npy` */
+int vn_cmd_bench(int argc, char **argv);      /* `vinci bench model.onnx` */
+int vn_cmd_compile(int argc, char **argv);    /* `vinci compile model.onnx -O1` */
+
+/* Shared by run, bench and compile (tools/cmd_run.c). */
+struct vn_input_shape;
+struct vn_graph;
+/* "name:d0,d1,..." (an empty dim list is a scalar); the name is malloc'ed. 0 on success. */
+int vn_cli_parse_shape(const char *arg, struct vn_input_shape *out);
+/* Print vn_last_error() and, for an unsupported model, every unsupported operator. */
+void vn_cli_report_error(const char *cmd, const struct vn_graph *graph);
 
 #endif /* VINCI_TOOLS_CLI_H */

@@ -14,6 +14,10 @@ static const vn_cli_command commands[] = {
     {"ops", "list the registered operators", vn_cmd_ops},
     {"machine", "measure this machine's compute and bandwidth peaks (a few seconds)",
      vn_cmd_machine},
+    {"compile", "compile a model: passes, plans, memory plan; prints what changed",
+     vn_cmd_compile},
+    {"run", "run a model on .npy inputs and write its outputs as .npy", vn_cmd_run},
+    {"bench", "time a model on random inputs (latency, throughput, compile time)", vn_cmd_bench},
 };
 enum { NUM_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -118,6 +118,107 @@ vn_status vn_npy_parse(const void *bytes, size_t size, const char *name, vn_tens
  * written as "<V2" (NumPy has no bf16; ml_dtypes reads it back with a view). */
 vn_status vn_npy_write(const char *path, const vn_tensor *tensor);
 
+/* ==== compiled models and runs (graph engine, execution half) ================ *
+ *
+ *     vn_compile_options o = {.opt_level = 1};            // shapes as in vn_graph_infer
+ *     vn_model *m;  vn_model_compile(g, &o, &m);           // passes, plans, memory plan
+ *     vn_model_ctx *ctx;  vn_model_ctx_create(m, &ctx);    // one per concurrent run
+ *     vn_named_tensor in = {"x", {{VN_F32, 2, {4, 16}}, x_data}};
+ *     vn_named_tensor out = {"y", {{VN_F32, 2, {4, 10}}, y_data}};
+ *     vn_model_run(m, ctx, &in, 1, &out, 1);               // or vn_model_run_async(..., stream)
+ *
+ * A compiled model is immutable and may be shared by any number of threads;
+ * each concurrent run needs its own context (activation arena + workspace).
+ * The model borrows the graph's initializers, attributes and names: destroy
+ * the graph after every model compiled from it.
+ */
+
+typedef struct vn_model vn_model;
+typedef struct vn_model_ctx vn_model_ctx;
+
+typedef struct vn_compile_options {
+    int32_t opt_level; /* 0: no passes; 1: folding, dead-node and identity removal (default) */
+    vn_device *device; /* NULL: the default device */
+    const vn_input_shape *shapes; /* concrete input shapes, as for vn_graph_infer */
+    int32_t num_shapes;
+} vn_compile_options;
+
+#define VN_MAX_PASS_REPORTS 16
+/* What one pass changed: `changes` rewrites, `detail` names the first few. */
+typedef struct vn_pass_report {
+    const char *pass;
+    int32_t changes;
+    char detail[256];
+} vn_pass_report;
+
+typedef struct vn_model_stats {
+    double compile_ms;
+    int32_t nodes_before, nodes_after; /* main-graph nodes (Constant nodes included before) */
+    int32_t opt_level;
+    int32_t num_reports;
+    vn_pass_report reports[VN_MAX_PASS_REPORTS];
+    size_t arena_bytes;      /* the memory plan's peak: one activation arena per context */
+    size_t activation_bytes; /* the sum of every activation (64-byte rounded), for comparison */
+    size_t inplace_count;    /* activations that reuse their input's memory */
+    size_t workspace_bytes;  /* the largest operator workspace (one per context) */
+    size_t constant_bytes;   /* initializers and folded constants */
+} vn_model_stats;
+
+/* Compile the graph for concrete input shapes. Errors name the node, its
+ * operator and the shapes involved; an unsupported model lists every
+ * unsupported operator at once. The graph is re-inferred, not otherwise changed. */
+vn_status vn_model_compile(vn_graph *graph, const vn_compile_options *options, vn_model **out);
+void vn_model_destroy(vn_model *model);
+vn_status vn_model_get_stats(const vn_model *model, vn_model_stats *out);
+
+int32_t vn_model_num_inputs(const vn_model *model);
+int32_t vn_model_num_outputs(const vn_model *model);
+/* Name and descriptor of input / output `index`. */
+vn_status vn_model_input(const vn_model *model, int32_t index, const char **name,
+                         vn_tensor_desc *desc);
+vn_status vn_model_output(const vn_model *model, int32_t index, const char **name,
+                          vn_tensor_desc *desc);
+int32_t vn_model_num_nodes(const vn_model *model); /* nodes that run */
+
+/* A run's context: its activation arena, workspace and output buffers. */
+vn_status vn_model_ctx_create(const vn_model *model, vn_model_ctx **out);
+/* Waits for a pending asynchronous run first. NULL is ignored. */
+void vn_model_ctx_destroy(vn_model_ctx *ctx);
+
+typedef struct vn_named_tensor {
+    const char *name;
+    vn_tensor tensor;
+} vn_named_tensor;
+
+/* Run with inputs and outputs by name. Every model input must be given with
+ * exactly its compiled descriptor. Outputs may be any subset: each given
+ * output is written to its tensor's data (descriptor must match), the others
+ * to the context's own buffers (vn_model_ctx_output). Runs in the calling
+ * thread; each node's run launches its kernels on the model's device. */
+vn_status vn_model_run(const vn_model *model, vn_model_ctx *ctx, const vn_named_tensor *inputs,
+                       int32_t num_inputs, vn_named_tensor *outputs, int32_t num_outputs);
+/* The same, enqueued on `stream` (of the model's device) after its earlier
+ * work; returns after checking the arguments. The input and output memory
+ * must stay valid until the stream reaches the run; a failing node becomes
+ * the stream's error (naming the node and operator). One pending run per
+ * context (VN_ERR_STATE otherwise). */
+vn_status vn_model_run_async(const vn_model *model, vn_model_ctx *ctx, vn_stream *stream,
+                             const vn_named_tensor *inputs, int32_t num_inputs,
+                             vn_named_tensor *outputs, int32_t num_outputs);
+/* Output `name` in the context's own buffer (valid until the next run). */
+vn_status vn_model_ctx_output(vn_model_ctx *ctx, const char *name, vn_tensor *out);
+
+/* Models compiled per input-shape set, compiled on first use (thread-safe).
+ * The graph must outlive the cache. */
+typedef struct vn_model_cache vn_model_cache;
+vn_status vn_model_cache_create(vn_graph *graph, const vn_compile_options *options,
+                                vn_model_cache **out);
+/* The model for these shapes (options' shapes are ignored); owned by the cache. */
+vn_status vn_model_cache_get(vn_model_cache *cache, const vn_input_shape *shapes,
+                             int32_t num_shapes, const vn_model **out);
+int32_t vn_model_cache_size(const vn_model_cache *cache);
+void vn_model_cache_destroy(vn_model_cache *cache);
+
 #ifdef __cplusplus
 }
 #endif

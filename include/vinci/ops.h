@@ -146,6 +146,22 @@ const vn_op_def *vn_op_find(const char *name, const char *domain);
 /* Iterate: the i-th registered operator, NULL past the end. */
 const vn_op_def *vn_op_at(int32_t index);
 
+/* ---- layouts ------------------------------------------------------------------ *
+ * Which memory layouts an operator accepts on its data input (input 0) and
+ * produces on its output(s), as bit masks, so the graph engine can keep
+ * tensors blocked between operators that agree and insert reorders
+ * (vinci::ToNC1HWC0 / vinci::FromNC1HWC0) where they do not. 0 means plain
+ * / any: the operator sees dense row-major tensors and does not care what
+ * they mean. (A side table rather than fields of vn_op_def, so existing
+ * positional vn_op_def initialisers stay complete.) */
+#define VN_LAYOUT_ANY 0u
+#define VN_LAYOUT_NCHW (1u << 0)    /* [N][C][spatial...] */
+#define VN_LAYOUT_NC1HWC0 (1u << 1) /* [N][ceil(C/16)][spatial...][16], zero-padded lanes */
+/* Declare the layouts of an operator (built-in ones are declared already). */
+vn_status vn_op_set_layouts(const vn_op_def *def, uint32_t layouts_in, uint32_t layouts_out);
+/* The layouts of an operator; both 0 when never declared. */
+void vn_op_layouts(const vn_op_def *def, uint32_t *layouts_in, uint32_t *layouts_out);
+
 /* ---- two-phase single-operator API ------------------------------------------ */
 
 typedef struct vn_op_plan vn_op_plan;

@@ -14,6 +14,10 @@ vn_status vn_graph_prepare_nodes(vn_graph *g, vn_gbody *b);
 /* Operators the graph engine handles itself (no registry entry needed). */
 bool vn_graph_builtin_op(const vn_gnode *n);
 
+/* Operators the graph engine provides when the registry lacks them
+ * (Identity, Dropout, Shape, Size: exec_builtin.c); NULL otherwise. */
+const vn_op_def *vn_graph_engine_op(const char *op_type, const char *domain);
+
 /* A Constant node's value (ir_constant.c). */
 vn_status vn_ir_constant_value(vn_graph *g, vn_gbody *b, int32_t node, vn_gconst **out);
 

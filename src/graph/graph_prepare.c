@@ -41,6 +41,7 @@ static vn_status prepare_node(vn_gbody *b, int32_t node, void *user)
     vn_gnode *n = &b->nodes[node];
     n->opset = vn_graph_domain_opset(g, n->domain);
     n->def = vn_graph_builtin_op(n) ? NULL : vn_op_find(n->op_type, n->domain);
+    if (!n->def && !vn_graph_builtin_op(n)) n->def = vn_graph_engine_op(n->op_type, n->domain);
     vn_status st = vn_ir_registry_attrs(g, n);
     if (st != VN_OK || !vn_graph_builtin_op(n)) return st;
     vn_gconst *c;

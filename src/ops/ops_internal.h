@@ -24,6 +24,7 @@ const vn_op_def *const *vn_ops_elementwise_table(int32_t *count);
 const vn_op_def *const *vn_ops_fused_table(int32_t *count);
 const vn_op_def *const *vn_ops_norm_table(int32_t *count);
 const vn_op_def *const *vn_ops_softmax_table(int32_t *count);
+const vn_op_def *const *vn_ops_conv_table(int32_t *count);
 const vn_op_def *const *vn_ops_pool_table(int32_t *count);
 const vn_op_def *const *vn_ops_convtranspose_table(int32_t *count);
 const vn_op_def *const *vn_ops_matmul_table(int32_t *count);

@@ -18,6 +18,7 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_fused_table,
     vn_ops_norm_table,
     vn_ops_softmax_table,
+    vn_ops_conv_table,
     vn_ops_pool_table,
     vn_ops_convtranspose_table,
     vn_ops_matmul_table,

@@ -425,6 +425,47 @@ static void test_plan_from_two_threads(void)
     vn_op_plan_destroy(plan);
 }
 
+/* Integer dtypes the fused kernel lacks (i64 shape arithmetic, i8 / u8, i32
+ * Div) are routed to the integer engine: exact, wrapping, Div toward zero. */
+static void test_integer_routing(void)
+{
+    const struct {
+        const char *op;
+        vn_dtype dt;
+    } routes[] = {{"Add", VN_I64}, {"Sub", VN_I64}, {"Mul", VN_I64}, {"Div", VN_I64},
+                 {"Max", VN_I64}, {"Div", VN_I32}, {"Add", VN_I8},  {"Min", VN_U8}};
+    int64_t dims[2] = {3, 5}, row[1] = {5};
+    for (size_t c = 0; c < sizeof routes / sizeof routes[0]; c++) {
+        vn_dtype dt = routes[c].dt;
+        vn_tensor_desc in[2] = {vt_desc(dt, 2, dims), vt_desc(dt, 1, row)};
+        vn_op_plan *plan = NULL;
+        VT_OK(vn_op_plan_create(NULL, routes[c].op, in, 2, NULL, &plan));
+        if (!plan) continue;
+        int64_t a[15], b[5], y[15];
+        char abuf[15 * 8], bbuf[5 * 8], ybuf[15 * 8];
+        for (int i = 0; i < 15; i++) a[i] = dt == VN_U8 ? 7 * i : 11 * i - 60;
+        for (int i = 0; i < 5; i++) b[i] = dt == VN_U8 ? 3 + i : (i % 2 ? -3 - i : 4 + i);
+        for (int i = 0; i < 15; i++) vt_put(dt, abuf, i, (double)a[i]);
+        for (int i = 0; i < 5; i++) vt_put(dt, bbuf, i, (double)b[i]);
+        vn_tensor ti[2] = {{in[0], abuf}, {in[1], bbuf}}, to = {in[0], ybuf};
+        VT_OK(vn_op_run(plan, ti, 2, &to, 1, NULL));
+        for (int i = 0; i < 15; i++) {
+            int64_t x = a[i], z = b[i % 5];
+            const char *op = routes[c].op;
+            y[i] = !strcmp(op, "Add")   ? x + z
+                   : !strcmp(op, "Sub") ? x - z
+                   : !strcmp(op, "Mul") ? x * z
+                   : !strcmp(op, "Div") ? x / z
+                   : !strcmp(op, "Max") ? (x > z ? x : z)
+                                        : (x < z ? x : z);
+            if (dt == VN_I8) y[i] = (int8_t)y[i];
+            VT_CHECK(vt_get(dt, ybuf, i) == (double)y[i], "%s %s [%d]: %g vs %lld", op,
+                     vn_dtype_name(dt), i, vt_get(dt, ybuf, i), (long long)y[i]);
+        }
+        vn_op_plan_destroy(plan);
+    }
+}
+
 int main(void)
 {
     VT_RUN(test_every_op_every_dtype);
@@ -435,5 +476,6 @@ int main(void)
     VT_RUN(test_variadic);
     VT_RUN(test_in_place);
     VT_RUN(test_plan_from_two_threads);
+    VT_RUN(test_integer_routing);
     return vt_summary();
 }

@@ -1,0 +1,143 @@
+/*
+ * compile.h — the compiled model (vinci/graph.h's vn_model) and the
+ * compile-time graph the passes rewrite, which are the same structure: a
+ * model under construction is a vn_model whose `final` is false.
+ *
+ * Everything is plain arrays indexed by int32 so the structure can be written
+ * to an offline model file (.vnm, a later task) as it is: values (name, desc,
+ * kind, constant bytes, arena offset), nodes (op name and domain, attributes,
+ * input / output value indices, plan data and workspace sizes), the input and
+ * output value lists, and the arena and workspace sizes.
+ *
+ * Invariants (after vn_cg_build and every pass):
+ *   - nodes[] is in topological order; passes only kill nodes or rewire an
+ *     input to a value produced earlier, so array order stays an execution order;
+ *   - a node's outputs[] has def->num_outputs entries once it has a def
+ *     (outputs the model leaves unnamed are anonymous values nobody reads);
+ *   - every value has at most one producer (a live node), or is an input or
+ *     a constant (producer -1).
+ * After vn_model_compile (final): dead nodes are gone, every node has a def
+ * and a plan, and every value the run touches has its memory class.
+ */
+#ifndef VINCI_GRAPH_COMPILE_H
+#define VINCI_GRAPH_COMPILE_H
+
+#include "graph/graph_internal.h"
+
+enum {
+    VN_CV_ACT = 0, /* produced by a node */
+    VN_CV_INPUT,   /* a model input, bound per run */
+    VN_CV_CONST    /* an initializer, a Constant node or a folded value */
+};
+
+/* Where a value's bytes are during a run (set by the memory plan). */
+enum {
+    VN_MEM_NONE = 0, /* not used by any run */
+    VN_MEM_ARENA,    /* at `offset` in the context's activation arena */
+    VN_MEM_CONST,    /* `data` */
+    VN_MEM_INPUT,    /* the caller's input `io_index` */
+    VN_MEM_OUTPUT    /* the output buffer `io_index` (caller's or context's) */
+};
+
+typedef struct vn_cvalue {
+    const char *name;
+    vn_tensor_desc desc;
+    bool known; /* desc is valid */
+    int32_t kind;
+    const void *data; /* VN_CV_CONST: 64-byte aligned, nbytes long (NULL when empty) */
+    size_t nbytes;
+    int32_t producer;                  /* node index or -1 */
+    int32_t input_index, output_index; /* position in the model's inputs / outputs, or -1 */
+    int32_t mem;                       /* VN_MEM_* */
+    size_t offset;                     /* VN_MEM_ARENA */
+    int32_t io_index;
+} vn_cvalue;
+
+typedef struct vn_cnode {
+    const char *name; /* "" when the model gives none */
+    const char *op_type, *domain;
+    const vn_op_def *def;
+    const vn_attr *attrs;
+    int32_t num_attrs;
+    int32_t *inputs; /* value index or -1 (omitted); trailing omitted inputs trimmed */
+    int32_t num_inputs;
+    int32_t *outputs;
+    int32_t num_outputs;
+    bool dead;
+    void *plan_data; /* the operator's plan (freed with def->plan_free) */
+    size_t workspace;
+} vn_cnode;
+
+/* A graph output the run must copy (it is an input, a constant or another
+ * output's value): dst is output `output`, src is value `value`. */
+typedef struct vn_out_copy {
+    int32_t output, value;
+} vn_out_copy;
+
+struct vn_model {
+    vn_gmem mem; /* every array, folded constant and name the model owns */
+    vn_device *device;
+    const char *name;
+    bool final;
+    vn_cvalue *values;
+    int32_t num_values, cap_values;
+    vn_cnode *nodes;
+    int32_t num_nodes, cap_nodes;
+    int32_t *inputs, *outputs; /* value indices */
+    int32_t num_inputs, num_outputs;
+    vn_out_copy *copies;
+    int32_t num_copies;
+    size_t arena_bytes, workspace_bytes;
+    int32_t max_io; /* most inputs or outputs of one node */
+    vn_model_stats stats;
+};
+
+/* ---- building (compile_build.c) ------------------------------------------------- */
+/* A model under construction from the graph's main body: inputs bound to
+ * `shapes`, constants known, nodes copied in topological order (Constant
+ * nodes become constant values). No inference yet. */
+vn_status vn_cg_build(vn_graph *g, const vn_compile_options *opt, vn_model **out);
+/* Add an anonymous or named value; returns its index or -1. */
+int32_t vn_cg_add_value(vn_model *m, const char *name, int32_t kind);
+/* "node 'n' (Op)" / "node #3 (Op)". */
+const char *vn_cg_label(const vn_model *m, int32_t node, char *buf, size_t size);
+/* Make value v a constant holding `data` (copied into the model). */
+vn_status vn_cg_set_const(vn_model *m, int32_t v, const vn_tensor_desc *desc, const void *data);
+/* Replace every read of value `from` by live nodes with `to`. */
+void vn_cg_replace_uses(vn_model *m, int32_t from, int32_t to);
+/* Live nodes reading value v (counting repeats). */
+int32_t vn_cg_num_uses(const vn_model *m, int32_t v);
+
+/* ---- inference (compile_infer.c) ------------------------------------------------- */
+/* Infer node's outputs with constant inputs' data visible (vn_op_ctx.input_data);
+ * gives the node its def->num_outputs outputs. Errors name node, op, shapes. */
+vn_status vn_cg_infer_node(vn_model *m, int32_t node);
+/* Fill `ctx` for `node` (descs and const data into the caller's arrays of 64). */
+void vn_cg_op_ctx(const vn_model *m, int32_t node, vn_tensor_desc *in, const void **data,
+                  vn_attrs *attrs, vn_op_ctx *ctx);
+
+/* ---- passes (pass_*.c, fold_*.c; driven by pass_manager.c) ----------------------- */
+/* A graph pass rewrites the whole model; a node pass looks at one freshly
+ * inferred node and returns with *changed set when it replaced the node. */
+typedef vn_status (*vn_graph_pass_fn)(vn_model *m, vn_pass_report *r);
+typedef vn_status (*vn_node_pass_fn)(vn_model *m, int32_t node, vn_pass_report *r, bool *changed);
+
+vn_status vn_pass_identity(vn_model *m, vn_pass_report *r);   /* Identity, Dropout (inference) */
+vn_status vn_pass_dead_nodes(vn_model *m, vn_pass_report *r); /* nodes no output depends on */
+vn_status vn_fold_shape(vn_model *m, int32_t node, vn_pass_report *r, bool *changed);
+vn_status vn_fold_const(vn_model *m, int32_t node, vn_pass_report *r, bool *changed);
+/* Record one change in a report ("name" appended to detail while it fits). */
+void vn_pass_note(vn_pass_report *r, const char *what);
+
+/* Inference of every node with the level's passes; fills m->stats.reports. */
+vn_status vn_pass_run_all(vn_model *m, int32_t level);
+
+/* ---- memory (compile_memory.c) ---------------------------------------------------- */
+/* Assign every value its memory class; arena offsets from the static plan. */
+vn_status vn_cg_plan_memory(vn_model *m);
+
+/* ---- execution (exec.c) ------------------------------------------------------------- */
+/* Run every node with the context's bound pointers (the caller's thread). */
+vn_status vn_exec_nodes(const vn_model *m, vn_model_ctx *ctx);
+
+#endif /* VINCI_GRAPH_COMPILE_H */

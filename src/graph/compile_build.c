@@ -1,0 +1,212 @@
+/*
+ * compile_build.c — a model under construction from a graph's main body.
+ *
+ * The graph's values become model values on first reference (so unused
+ * initializers cost nothing); Constant nodes disappear into constant values;
+ * the remaining nodes are copied in the graph's topological order, which the
+ * passes preserve (compile.h). Names, attributes and initializer bytes are
+ * borrowed from the graph, which must outlive the model.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/compile.h"
+#include "graph/infer.h"
+
+#define W "vn_model_compile"
+
+int32_t vn_cg_add_value(vn_model *m, const char *name, int32_t kind)
+{
+    void *a = m->values;
+    if (m->num_values >= VN_IR_MAX_VALUES ||
+        vn_gmem_grow(&m->mem, &a, &m->cap_values, m->num_values + 1, sizeof(vn_cvalue))) {
+        vn_error(VN_ERR_OUT_OF_MEMORY, W, "%s: no room for value %d", m->name, (int)m->num_values);
+        return -1;
+    }
+    m->values = a;
+    vn_cvalue *v = &m->values[m->num_values];
+    memset(v, 0, sizeof *v);
+    v->name = name ? name : "";
+    v->desc.rank = -1;
+    v->kind = kind;
+    v->producer = v->input_index = v->output_index = v->io_index = -1;
+    return m->num_values++;
+}
+
+const char *vn_cg_label(const vn_model *m, int32_t node, char *buf, size_t size)
+{
+    const vn_cnode *n = &m->nodes[node];
+    const char *dom = n->domain && n->domain[0] ? n->domain : NULL;
+    if (n->name && n->name[0])
+        snprintf(buf, size, "node '%s' (%s%s%s)", n->name, dom ? dom : "", dom ? "::" : "",
+                 n->op_type);
+    else
+        snprintf(buf, size, "node #%d (%s%s%s)", (int)node, dom ? dom : "", dom ? "::" : "",
+                 n->op_type);
+    return buf;
+}
+
+vn_status vn_cg_set_const(vn_model *m, int32_t v, const vn_tensor_desc *desc, const void *data)
+{
+    vn_cvalue *val = &m->values[v];
+    int64_t numel = vn_desc_numel(desc);
+    size_t bytes = numel > 0 ? (size_t)numel * vn_dtype_size(desc->dtype) : 0;
+    void *copy = bytes ? vn_gmem_alloc(&m->mem, bytes) : NULL;
+    if (bytes && !copy)
+        return vn_error(VN_ERR_OUT_OF_MEMORY, W, "%s: no memory for constant '%s' (%zu bytes)",
+                        m->name, val->name, bytes);
+    if (copy && data) memcpy(copy, data, bytes);
+    val->kind = VN_CV_CONST;
+    val->desc = *desc;
+    val->known = true;
+    val->data = copy;
+    val->nbytes = bytes;
+    val->producer = -1;
+    return VN_OK;
+}
+
+void vn_cg_replace_uses(vn_model *m, int32_t from, int32_t to)
+{
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        vn_cnode *n = &m->nodes[i];
+        if (n->dead) continue;
+        for (int32_t k = 0; k < n->num_inputs; k++)
+            if (n->inputs[k] == from) n->inputs[k] = to;
+    }
+}
+
+int32_t vn_cg_num_uses(const vn_model *m, int32_t v)
+{
+    int32_t uses = 0;
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        const vn_cnode *n = &m->nodes[i];
+        if (n->dead) continue;
+        for (int32_t k = 0; k < n->num_inputs; k++) uses += n->inputs[k] == v;
+    }
+    return uses;
+}
+
+/* ---- from the graph ---------------------------------------------------------------- */
+
+typedef struct builder {
+    vn_graph *g;
+    vn_model *m;
+    int32_t *map; /* graph value -> model value, -1 until referenced */
+} builder;
+
+/* The model value for graph value gv, created on first use. */
+static int32_t value_of(builder *bd, int32_t gv)
+{
+    if (gv < 0) return -1;
+    if (bd->map[gv] >= 0) return bd->map[gv];
+    const vn_gvalue *src = &bd->g->main->values[gv];
+    int32_t kind = src->constant ? VN_CV_CONST : src->kind == VN_GV_INPUT ? VN_CV_INPUT : VN_CV_ACT;
+    int32_t v = vn_cg_add_value(bd->m, src->name, kind);
+    if (v < 0) return -2;
+    vn_cvalue *val = &bd->m->values[v];
+    if (src->constant) {
+        val->desc = src->constant->desc;
+        val->data = src->constant->data;
+        val->nbytes = src->constant->nbytes;
+        val->known = true;
+    } else if (kind == VN_CV_INPUT) {
+        val->desc = src->desc; /* bound by vn_infer_bind_inputs */
+        val->known = true;
+    }
+    bd->map[gv] = v;
+    return v;
+}
+
+static vn_status map_list(builder *bd, const int32_t *gvals, int32_t n, int32_t **out)
+{
+    *out = vn_gmem_alloc(&bd->m->mem, (size_t)(n ? n : 1) * sizeof **out);
+    if (!*out) return VN_ERR_OUT_OF_MEMORY;
+    for (int32_t k = 0; k < n; k++)
+        if (((*out)[k] = value_of(bd, gvals[k])) < -1) return VN_ERR_OUT_OF_MEMORY;
+    return VN_OK;
+}
+
+static vn_status add_node(builder *bd, int32_t gnode)
+{
+    const vn_gnode *src = &bd->g->main->nodes[gnode];
+    vn_model *m = bd->m;
+    void *a = m->nodes;
+    if (vn_gmem_grow(&m->mem, &a, &m->cap_nodes, m->num_nodes + 1, sizeof(vn_cnode)))
+        return vn_error(VN_ERR_OUT_OF_MEMORY, W, "%s: no room for node %d", m->name,
+                        (int)m->num_nodes);
+    m->nodes = a;
+    int32_t id = m->num_nodes++;
+    vn_cnode *n = &m->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->name = src->name ? src->name : "";
+    n->op_type = src->op_type;
+    n->domain = src->domain;
+    n->def = src->def;
+    n->attrs = src->reg_attrs;
+    n->num_attrs = src->num_reg_attrs;
+    int32_t count = src->num_inputs;
+    while (count > 0 && src->inputs[count - 1] < 0) count--; /* trailing omitted inputs */
+    n->num_inputs = count;
+    n->num_outputs = src->num_outputs;
+    vn_status st = map_list(bd, src->inputs, count, &n->inputs);
+    if (st == VN_OK) st = map_list(bd, src->outputs, src->num_outputs, &n->outputs);
+    if (st != VN_OK) return vn_error(st, W, "%s: no memory for node %d", m->name, (int)id);
+    for (int32_t k = 0; k < n->num_outputs; k++) {
+        int32_t v = n->outputs[k];
+        if (v >= 0) m->values[v].producer = id;
+    }
+    return VN_OK;
+}
+
+static vn_status add_io(builder *bd)
+{
+    const vn_gbody *b = bd->g->main;
+    vn_model *m = bd->m;
+    vn_status st = map_list(bd, b->inputs, b->num_inputs, &m->inputs);
+    if (st == VN_OK) st = map_list(bd, b->outputs, b->num_outputs, &m->outputs);
+    if (st != VN_OK) return vn_error(st, W, "%s: no memory for the model's inputs", m->name);
+    m->num_inputs = b->num_inputs;
+    m->num_outputs = b->num_outputs;
+    for (int32_t i = 0; i < m->num_inputs; i++) m->values[m->inputs[i]].input_index = i;
+    for (int32_t i = m->num_outputs - 1; i >= 0; i--) /* the first occurrence wins */
+        m->values[m->outputs[i]].output_index = i;
+    return VN_OK;
+}
+
+static vn_status build(builder *bd)
+{
+    const vn_gbody *b = bd->g->main;
+    vn_status st = add_io(bd); /* inputs first, so their indices are stable */
+    for (int32_t i = 0; i < b->num_nodes && st == VN_OK; i++) {
+        int32_t gn = b->order[i];
+        if (!vn_graph_builtin_op(&b->nodes[gn])) st = add_node(bd, gn);
+    }
+    return st;
+}
+
+vn_status vn_cg_build(vn_graph *g, const vn_compile_options *opt, vn_model **out)
+{
+    *out = NULL;
+    vn_status st = vn_infer_bind_inputs(g, opt->shapes, opt->num_shapes);
+    if (st != VN_OK) return st;
+    vn_model *m = calloc(1, sizeof *m);
+    builder bd = {g, m, malloc(((size_t)g->main->num_values + 1) * sizeof(int32_t))};
+    if (!m || !bd.map) {
+        free(m);
+        free(bd.map);
+        return vn_error(VN_ERR_OUT_OF_MEMORY, W, "%s: no memory for the model", g->file);
+    }
+    memset(bd.map, 0xff, ((size_t)g->main->num_values + 1) * sizeof(int32_t));
+    m->name = g->file ? g->file : "model";
+    m->device = opt->device;
+    if (!m->device) st = vn_device_default(&m->device);
+    if (st == VN_OK) st = build(&bd);
+    free(bd.map);
+    if (st != VN_OK) {
+        vn_model_destroy(m);
+        return st;
+    }
+    *out = m;
+    return VN_OK;
+}

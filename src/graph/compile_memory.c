@@ -1,0 +1,154 @@
+/*
+ * compile_memory.c — where each value of a compiled model lives during a run.
+ *
+ * Constants stay where they are; model inputs and outputs are the caller's
+ * (or the context's output buffers); every other value a node writes gets an
+ * offset in the one activation arena from the static plan (plan_memory.c),
+ * with step = the node's position in execution order.
+ *
+ * In place: an element-wise node's output takes over an input's memory when
+ * that input is an arena value read for the last time by this node, with the
+ * output's exact shape and dtype (ops.h allows exactly this overlap for
+ * element-wise operators).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/compile.h"
+#include "graph/plan_memory.h"
+
+static bool elementwise(const vn_cnode *n)
+{
+    static const char *const ops[] = {
+        "Add",       "Sub",   "Mul",        "Div",       "Max",  "Min",  "Sum",      "Mean",
+        "Relu",      "Abs",   "Neg",        "Exp",       "Log",  "Sqrt", "Sigmoid",  "Tanh",
+        "Gelu",      "Erf",   "Reciprocal", "LeakyRelu", "Elu",  "Selu", "Softplus", "HardSigmoid",
+        "HardSwish", "Floor", "Ceil",       "Round",     "Sign", "Clip", "Pow"};
+    if (!strcmp(n->domain, "vinci")) return !strcmp(n->op_type, "FusedElementwise");
+    if (n->domain[0] || n->num_outputs != 1) return false;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(n->op_type, ops[i])) return true;
+    return false;
+}
+
+static bool same_desc(const vn_tensor_desc *a, const vn_tensor_desc *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank) return false;
+    for (int32_t d = 0; d < a->rank; d++)
+        if (a->dims[d] != b->dims[d]) return false;
+    return true;
+}
+
+static size_t value_bytes(const vn_cvalue *v)
+{
+    int64_t numel = vn_desc_numel(&v->desc);
+    return numel > 0 ? (size_t)numel * vn_dtype_size(v->desc.dtype) : 0;
+}
+
+/* Values a run reads: node inputs and model outputs (marked with item[v] = 0). */
+static void mark_read(const vn_model *m, int32_t *item)
+{
+    for (int32_t v = 0; v < m->num_values; v++) item[v] = -1;
+    for (int32_t i = 0; i < m->num_nodes; i++)
+        for (int32_t k = 0; k < m->nodes[i].num_inputs; k++)
+            if (m->nodes[i].inputs[k] >= 0) item[m->nodes[i].inputs[k]] = 0;
+    for (int32_t i = 0; i < m->num_outputs; i++) item[m->outputs[i]] = 0;
+}
+
+/* Memory classes; arena values get an item each (item[v] = index or -1).
+ * Constants nothing reads any more (folded away) take no memory class. */
+static int32_t classify(vn_model *m, int32_t *item)
+{
+    int32_t count = 0;
+    mark_read(m, item);
+    for (int32_t v = 0; v < m->num_values; v++) {
+        vn_cvalue *val = &m->values[v];
+        bool read = item[v] == 0;
+        item[v] = -1;
+        if (val->kind == VN_CV_CONST && !read) {
+            val->mem = VN_MEM_NONE;
+        } else if (val->kind == VN_CV_CONST) {
+            val->mem = VN_MEM_CONST;
+            m->stats.constant_bytes += val->nbytes;
+        } else if (val->kind == VN_CV_INPUT) {
+            val->mem = VN_MEM_INPUT;
+            val->io_index = val->input_index;
+        } else if (val->producer >= 0 && val->output_index >= 0) {
+            val->mem = VN_MEM_OUTPUT;
+            val->io_index = val->output_index;
+        } else if (val->producer >= 0) {
+            val->mem = VN_MEM_ARENA;
+            item[v] = count++;
+        } else {
+            val->mem = VN_MEM_NONE;
+        }
+    }
+    return count;
+}
+
+static void lifetimes(const vn_model *m, const int32_t *item, vn_mp_item *items)
+{
+    for (int32_t v = 0; v < m->num_values; v++) {
+        if (item[v] < 0) continue;
+        const vn_cvalue *val = &m->values[v];
+        items[item[v]] = (vn_mp_item){value_bytes(val), val->producer, val->producer, -1, 0};
+    }
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        const vn_cnode *n = &m->nodes[i];
+        for (int32_t k = 0; k < n->num_inputs; k++)
+            if (n->inputs[k] >= 0 && item[n->inputs[k]] >= 0) items[item[n->inputs[k]]].last = i;
+    }
+}
+
+static void in_place(const vn_model *m, const int32_t *item, vn_mp_item *items)
+{
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        const vn_cnode *n = &m->nodes[i];
+        if (!elementwise(n) || item[n->outputs[0]] < 0) continue;
+        const vn_cvalue *y = &m->values[n->outputs[0]];
+        for (int32_t k = 0; k < n->num_inputs; k++) {
+            int32_t x = n->inputs[k];
+            if (x < 0 || item[x] < 0 || items[item[x]].last != i) continue;
+            if (!same_desc(&m->values[x].desc, &y->desc)) continue;
+            items[item[n->outputs[0]]].share = item[x];
+            break;
+        }
+    }
+}
+
+static vn_status output_copies(vn_model *m)
+{
+    m->copies = vn_gmem_alloc(&m->mem, ((size_t)m->num_outputs + 1) * sizeof *m->copies);
+    if (!m->copies) return VN_ERR_OUT_OF_MEMORY;
+    for (int32_t i = 0; i < m->num_outputs; i++) {
+        const vn_cvalue *v = &m->values[m->outputs[i]];
+        if (v->mem == VN_MEM_OUTPUT && v->io_index == i) continue;
+        if (v->mem == VN_MEM_NONE)
+            return vn_error(VN_ERR_FORMAT, "vn_model_compile", "%s: output '%s' is never computed",
+                            m->name, v->name);
+        m->copies[m->num_copies++] = (vn_out_copy){i, m->outputs[i]};
+    }
+    return VN_OK;
+}
+
+vn_status vn_cg_plan_memory(vn_model *m)
+{
+    int32_t *item = malloc(((size_t)m->num_values + 1) * sizeof *item);
+    if (!item) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "%s: no memory", m->name);
+    int32_t n = classify(m, item);
+    vn_mp_item *items = malloc(((size_t)n + 1) * sizeof *items);
+    vn_status st = items ? VN_OK : vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "no memory");
+    if (st == VN_OK) {
+        lifetimes(m, item, items);
+        in_place(m, item, items);
+        st = vn_memplan_solve(items, n, &m->arena_bytes, &m->stats.activation_bytes,
+                              &m->stats.inplace_count);
+    }
+    for (int32_t v = 0; st == VN_OK && v < m->num_values; v++)
+        if (item[v] >= 0) m->values[v].offset = items[item[v]].offset;
+    if (st == VN_OK) st = output_copies(m);
+    m->stats.arena_bytes = m->arena_bytes;
+    free(items);
+    free(item);
+    return st;
+}

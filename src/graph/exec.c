@@ -1,0 +1,248 @@
+/*
+ * exec.c — run contexts and the synchronous run.
+ *
+ * A context owns everything a run writes besides the caller's outputs: the
+ * activation arena (offsets from the memory plan), one workspace (nodes run
+ * one at a time, so the largest suffices) and a buffer per output for the
+ * outputs the caller does not ask for. The model is only read, so any number
+ * of contexts run one model at once from different threads.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph/exec.h"
+
+static void *alloc_zero(size_t bytes)
+{
+    void *p = vn_aligned_alloc(bytes ? bytes : 64, 64);
+    if (p) memset(p, 0, bytes ? bytes : 64);
+    return p;
+}
+
+static size_t desc_bytes(const vn_tensor_desc *d)
+{
+    int64_t numel = vn_desc_numel(d);
+    return numel > 0 ? (size_t)numel * vn_dtype_size(d->dtype) : 0;
+}
+
+static vn_status ctx_alloc(const vn_model *m, vn_model_ctx *c)
+{
+    size_t nv = (size_t)m->num_values + 1, no = (size_t)m->num_outputs + 1;
+    size_t nio = (size_t)m->max_io + 1;
+    c->arena = alloc_zero(m->arena_bytes);
+    c->workspace = alloc_zero(m->workspace_bytes);
+    c->ptr = calloc(nv, sizeof *c->ptr);
+    c->own_out = calloc(no, sizeof *c->own_out);
+    c->out_dst = calloc(no, sizeof *c->out_dst);
+    c->in_t = calloc(nio, sizeof *c->in_t);
+    c->out_t = calloc(nio, sizeof *c->out_t);
+    if (!c->arena || !c->workspace || !c->ptr || !c->own_out || !c->out_dst || !c->in_t ||
+        !c->out_t)
+        return VN_ERR_OUT_OF_MEMORY;
+    for (int32_t i = 0; i < m->num_outputs; i++)
+        if (!(c->own_out[i] = alloc_zero(desc_bytes(&m->values[m->outputs[i]].desc))))
+            return VN_ERR_OUT_OF_MEMORY;
+    for (int32_t v = 0; v < m->num_values; v++) {
+        const vn_cvalue *val = &m->values[v];
+        if (val->mem == VN_MEM_ARENA) c->ptr[v] = (char *)c->arena + val->offset;
+        if (val->mem == VN_MEM_CONST) c->ptr[v] = (void *)val->data;
+    }
+    return VN_OK;
+}
+
+vn_status vn_model_ctx_create(const vn_model *m, vn_model_ctx **out)
+{
+    if (!m || !out) return vn_error(VN_ERR_INVALID_ARG, "vn_model_ctx_create", "NULL argument");
+    *out = NULL;
+    if (!m->final)
+        return vn_error(VN_ERR_STATE, "vn_model_ctx_create", "%s: not compiled", m->name);
+    vn_model_ctx *c = calloc(1, sizeof *c);
+    if (!c) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_ctx_create", "no memory");
+    c->model = m;
+    atomic_init(&c->busy, false);
+    if (ctx_alloc(m, c) != VN_OK) {
+        vn_model_ctx_destroy(c);
+        return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_ctx_create",
+                        "%s: no memory for a %zu-byte arena and %zu-byte workspace", m->name,
+                        m->arena_bytes, m->workspace_bytes);
+    }
+    *out = c;
+    return VN_OK;
+}
+
+void vn_model_ctx_destroy(vn_model_ctx *c)
+{
+    if (!c) return;
+    while (atomic_load(&c->busy)) { /* a pending asynchronous run still uses it */
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
+    for (int32_t i = 0; c->own_out && i < c->model->num_outputs; i++)
+        vn_aligned_free(c->own_out[i]);
+    vn_aligned_free(c->arena);
+    vn_aligned_free(c->workspace);
+    free(c->ptr);
+    free(c->own_out);
+    free(c->out_dst);
+    free(c->in_t);
+    free(c->out_t);
+    free(c);
+}
+
+vn_status vn_model_ctx_output(vn_model_ctx *c, const char *name, vn_tensor *out)
+{
+    if (!c || !name || !out)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_model_ctx_output", "NULL argument");
+    const vn_model *m = c->model;
+    for (int32_t i = 0; i < m->num_outputs; i++) {
+        const vn_cvalue *v = &m->values[m->outputs[i]];
+        if (strcmp(v->name, name)) continue;
+        *out = (vn_tensor){v->desc, c->own_out[i]};
+        return VN_OK;
+    }
+    return vn_error(VN_ERR_INVALID_ARG, "vn_model_ctx_output", "%s: no output named '%s'", m->name,
+                    name);
+}
+
+/* ---- binding ------------------------------------------------------------------------- */
+
+static bool same_desc(const vn_tensor_desc *a, const vn_tensor_desc *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank || a->rank < 0 || a->rank > VN_MAX_RANK)
+        return false;
+    for (int32_t d = 0; d < a->rank; d++)
+        if (a->dims[d] != b->dims[d]) return false;
+    return true;
+}
+
+static vn_status check_tensor(const vn_model *m, const char *where, const char *what,
+                              const vn_named_tensor *t, const vn_tensor_desc *want)
+{
+    char a[160], b[160];
+    if (!same_desc(&t->tensor.desc, want))
+        return vn_error(VN_ERR_SHAPE, where, "%s: %s '%s' is %s; the model was compiled for %s",
+                        m->name, what, t->name, vn_desc_format(&t->tensor.desc, a, sizeof a),
+                        vn_desc_format(want, b, sizeof b));
+    if (!t->tensor.data && desc_bytes(want) > 0)
+        return vn_error(VN_ERR_INVALID_ARG, where, "%s: %s '%s' has no data", m->name, what,
+                        t->name);
+    return VN_OK;
+}
+
+/* Index of io value `name` among the model's inputs or outputs, -1 if none. */
+static int32_t find_io(const vn_model *m, const char *name, bool output)
+{
+    int32_t n = output ? m->num_outputs : m->num_inputs;
+    for (int32_t i = 0; name && i < n; i++)
+        if (!strcmp(m->values[output ? m->outputs[i] : m->inputs[i]].name, name)) return i;
+    return -1;
+}
+
+static vn_status bind_inputs(const vn_model *m, vn_model_ctx *c, const vn_named_tensor *in,
+                             int32_t ni, const char *where)
+{
+    for (int32_t i = 0; i < m->num_inputs; i++) c->ptr[m->inputs[i]] = NULL;
+    for (int32_t k = 0; k < ni; k++) {
+        int32_t i = find_io(m, in[k].name, false);
+        if (i < 0)
+            return vn_error(VN_ERR_INVALID_ARG, where, "%s: the model has no input named '%s'",
+                            m->name, in[k].name ? in[k].name : "(null)");
+        vn_status st = check_tensor(m, where, "input", &in[k], &m->values[m->inputs[i]].desc);
+        if (st != VN_OK) return st;
+        c->ptr[m->inputs[i]] = in[k].tensor.data ? in[k].tensor.data : c->arena;
+    }
+    for (int32_t i = 0; i < m->num_inputs; i++)
+        if (!c->ptr[m->inputs[i]])
+            return vn_error(VN_ERR_INVALID_ARG, where, "%s: input '%s' is not given", m->name,
+                            m->values[m->inputs[i]].name);
+    return VN_OK;
+}
+
+static vn_status bind_outputs(const vn_model *m, vn_model_ctx *c, vn_named_tensor *out, int32_t no,
+                              const char *where)
+{
+    for (int32_t i = 0; i < m->num_outputs; i++) c->out_dst[i] = c->own_out[i];
+    for (int32_t k = 0; k < no; k++) {
+        int32_t i = find_io(m, out[k].name, true);
+        if (i < 0)
+            return vn_error(VN_ERR_INVALID_ARG, where, "%s: the model has no output named '%s'",
+                            m->name, out[k].name ? out[k].name : "(null)");
+        vn_status st = check_tensor(m, where, "output", &out[k], &m->values[m->outputs[i]].desc);
+        if (st != VN_OK) return st;
+        if (out[k].tensor.data) c->out_dst[i] = out[k].tensor.data;
+    }
+    for (int32_t i = 0; i < m->num_outputs; i++) {
+        const vn_cvalue *v = &m->values[m->outputs[i]];
+        if (v->mem == VN_MEM_OUTPUT && v->io_index == i) c->ptr[m->outputs[i]] = c->out_dst[i];
+    }
+    return VN_OK;
+}
+
+vn_status vn_exec_bind(const vn_model *m, vn_model_ctx *c, const vn_named_tensor *inputs,
+                       int32_t ni, vn_named_tensor *outputs, int32_t no, const char *where)
+{
+    if (!m || !c) return vn_error(VN_ERR_INVALID_ARG, where, "model or ctx is NULL");
+    if (c->model != m)
+        return vn_error(VN_ERR_INVALID_ARG, where, "%s: the context belongs to another model",
+                        m->name);
+    if (ni < 0 || no < 0 || (ni > 0 && !inputs) || (no > 0 && !outputs))
+        return vn_error(VN_ERR_INVALID_ARG, where, "%s: %d inputs at %p, %d outputs at %p", m->name,
+                        (int)ni, (const void *)inputs, (int)no, (void *)outputs);
+    vn_status st = bind_inputs(m, c, inputs, ni, where);
+    return st == VN_OK ? bind_outputs(m, c, outputs, no, where) : st;
+}
+
+/* ---- running ------------------------------------------------------------------------- */
+
+static vn_status run_node(const vn_model *m, vn_model_ctx *c, int32_t i)
+{
+    const vn_cnode *n = &m->nodes[i];
+    bool any = false; /* empty outputs: nothing to compute (as vn_op_run) */
+    for (int32_t k = 0; k < n->num_inputs; k++) {
+        int32_t v = n->inputs[k];
+        c->in_t[k] = v < 0 ? (vn_tensor){{VN_F32, -1, {0}}, NULL}
+                           : (vn_tensor){m->values[v].desc, c->ptr[v]};
+    }
+    for (int32_t k = 0; k < n->num_outputs; k++) {
+        int32_t v = n->outputs[k];
+        c->out_t[k] = (vn_tensor){m->values[v].desc, c->ptr[v]};
+        any |= vn_desc_numel(&m->values[v].desc) > 0;
+    }
+    if (!any) return VN_OK;
+    vn_op_run_ctx rc = {n->def,   m->device,      n->plan_data, c->in_t, n->num_inputs,
+                        c->out_t, n->num_outputs, c->workspace, NULL};
+    vn_status st = n->def->run(&rc);
+    if (st == VN_OK) return VN_OK;
+    char label[256], why[700];
+    snprintf(why, sizeof why, "%s", vn_last_error());
+    return vn_error(st, "vn_model_run", "%s: %s: %s", m->name,
+                    vn_cg_label(m, i, label, sizeof label), why);
+}
+
+vn_status vn_exec_nodes(const vn_model *m, vn_model_ctx *c)
+{
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        vn_status st = run_node(m, c, i);
+        if (st != VN_OK) return st;
+    }
+    for (int32_t k = 0; k < m->num_copies; k++) {
+        const vn_out_copy *cp = &m->copies[k];
+        const vn_cvalue *v = &m->values[cp->value];
+        size_t bytes = desc_bytes(&v->desc);
+        if (bytes && c->out_dst[cp->output] != c->ptr[cp->value])
+            memcpy(c->out_dst[cp->output], c->ptr[cp->value], bytes);
+    }
+    return VN_OK;
+}
+
+vn_status vn_model_run(const vn_model *m, vn_model_ctx *c, const vn_named_tensor *inputs,
+                       int32_t ni, vn_named_tensor *outputs, int32_t no)
+{
+    if (c && atomic_load(&c->busy))
+        return vn_error(VN_ERR_STATE, "vn_model_run",
+                        "the context has an asynchronous run pending: synchronize its stream");
+    vn_status st = vn_exec_bind(m, c, inputs, ni, outputs, no, "vn_model_run");
+    return st == VN_OK ? vn_exec_nodes(m, c) : st;
+}

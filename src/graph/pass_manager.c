@@ -1,0 +1,97 @@
+/*
+ * pass_manager.c — the optimisation levels and the order passes run in.
+ *
+ *   O0: inference only.
+ *   O1: identity-removal and dead-node-removal on the whole graph; then, node
+ *       by node in topological order, inference followed by shape-folding and
+ *       constant-folding (so a folded Shape -> Concat feeds the next node's
+ *       inference as constant data); then dead-node-removal again for the
+ *       producers only the folded nodes read.
+ *   O2 and O3 (fusions, layout) are reserved; they run O1 for now.
+ *
+ * Each pass reports its changes in the model's stats, one report per pass name.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "graph/compile.h"
+
+void vn_pass_note(vn_pass_report *r, const char *what)
+{
+    r->changes++;
+    size_t used = strlen(r->detail);
+    if (used + 8 >= sizeof r->detail) return; /* full: "..." already there */
+    size_t need = strlen(what) + (used ? 2 : 0);
+    if (used + need + 5 < sizeof r->detail)
+        snprintf(r->detail + used, sizeof r->detail - used, "%s%s", used ? ", " : "", what);
+    else
+        snprintf(r->detail + used, sizeof r->detail - used, "%s", used ? ", ..." : "...");
+}
+
+/* The report of pass `name`, created on first use. */
+static vn_pass_report *report(vn_model *m, const char *name)
+{
+    vn_model_stats *s = &m->stats;
+    for (int32_t i = 0; i < s->num_reports; i++)
+        if (!strcmp(s->reports[i].pass, name)) return &s->reports[i];
+    if (s->num_reports >= VN_MAX_PASS_REPORTS) return &s->reports[VN_MAX_PASS_REPORTS - 1];
+    vn_pass_report *r = &s->reports[s->num_reports++];
+    memset(r, 0, sizeof *r);
+    r->pass = name;
+    return r;
+}
+
+typedef struct graph_pass {
+    const char *name;
+    vn_graph_pass_fn fn;
+} graph_pass;
+
+typedef struct node_pass {
+    const char *name;
+    vn_node_pass_fn fn;
+} node_pass;
+
+static const graph_pass before[] = {{"identity-removal", vn_pass_identity},
+                                    {"dead-node-removal", vn_pass_dead_nodes}};
+static const node_pass per_node[] = {{"shape-folding", vn_fold_shape},
+                                     {"constant-folding", vn_fold_const}};
+static const graph_pass after[] = {{"dead-node-removal", vn_pass_dead_nodes}};
+
+static vn_status run_graph_passes(vn_model *m, const graph_pass *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        vn_status st = p[i].fn(m, report(m, p[i].name));
+        if (st != VN_OK) return st;
+    }
+    return VN_OK;
+}
+
+static vn_status sweep(vn_model *m, int32_t level)
+{
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        if (m->nodes[i].dead) continue;
+        vn_status st = vn_cg_infer_node(m, i);
+        bool changed = false;
+        for (size_t p = 0; level >= 1 && p < sizeof per_node / sizeof per_node[0]; p++) {
+            if (st != VN_OK || changed) break;
+            st = per_node[p].fn(m, i, report(m, per_node[p].name), &changed);
+        }
+        if (st != VN_OK) return st;
+    }
+    return VN_OK;
+}
+
+vn_status vn_pass_run_all(vn_model *m, int32_t level)
+{
+    vn_status st = VN_OK;
+    if (level >= 1) {
+        /* Reports in a stable order, even for passes that change nothing. */
+        for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) report(m, before[i].name);
+        for (size_t i = 0; i < sizeof per_node / sizeof per_node[0]; i++)
+            report(m, per_node[i].name);
+        st = run_graph_passes(m, before, sizeof before / sizeof before[0]);
+    }
+    if (st == VN_OK) st = sweep(m, level);
+    if (st == VN_OK && level >= 1) st = run_graph_passes(m, after, sizeof after / sizeof after[0]);
+    return st;
+}

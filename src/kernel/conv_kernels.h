@@ -1,0 +1,106 @@
+/*
+ * conv_kernels.h — the register-blocked convolution micro-kernels, one table
+ * per ISA (conv_scalar.c, conv_avx2.c, conv_avx512.c compile the same
+ * conv_kernel.inc with different vector macros).
+ *
+ * Layout (the 5HD / NC1HWC0 of the Ascend model): a feature map of C channels
+ * is [C1 = ceil(C/16)][H][W][C0 = 16] per image, f32; the lanes of the last
+ * block past C are zero. C0 is 16 on every ISA path (one zmm; two ymm on AVX2;
+ * sixteen floats on the scalar path), so data and packed weights never depend
+ * on the ISA.
+ *
+ * Packed direct-convolution weights: [out block ob][in block ib][KH][KW][16 ci][16 co],
+ * i.e. for every (tap, input channel) one C0 vector of 16 output channels;
+ * channels past the real counts are zero. Depthwise weights: [C1][KH][KW][16].
+ */
+#ifndef VINCI_KERNEL_CONV_KERNELS_H
+#define VINCI_KERNEL_CONV_KERNELS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vinci/base.h"
+
+#define VN_C0 16
+
+/* Activations of the fused store step (ONNX definitions). */
+typedef enum vn_conv_act {
+    VN_CONV_ACT_NONE = 0,
+    VN_CONV_ACT_RELU,
+    VN_CONV_ACT_CLIP,         /* min(max(v, p0), p1); Relu6 = Clip(0, 6) */
+    VN_CONV_ACT_LEAKY_RELU,   /* v >= 0 ? v : p0 * v */
+    VN_CONV_ACT_HARD_SIGMOID, /* max(0, min(1, p0 * v + p1)) */
+    VN_CONV_ACT_HARD_SWISH,   /* v * max(0, min(1, v / 6 + 1 / 2)) */
+    VN_CONV_ACT_SIGMOID,
+    VN_CONV_ACT_SILU, /* v * sigmoid(v) */
+    VN_CONV_ACT_COUNT
+} vn_conv_act;
+
+typedef struct vn_conv_epi {
+    vn_conv_act act;
+    float p0, p1; /* activation parameters (see vn_conv_act) */
+} vn_conv_epi;
+
+/* One output row of a direct convolution on NC1HWC0: for output row `oh` of
+ * one image, output blocks ob .. ob+ncb-1, all OW columns:
+ *   y[b][ow][co] = act(bias[b*16+co] + res[b][ow][co]
+ *                      + sum_{ib, kh, kw, ci} x[ib][ih0+kh*dh][ow*sw-pl+kw*dw][ci] *
+ * w[b][ib][kh][kw][ci][co]) Taps outside the input are skipped (zero padding). */
+typedef struct vn_conv_row_args {
+    const float *x;     /* first input block of the group: [cin_blocks][IH][IW][16] */
+    int64_t x_bstride;  /* elements between input blocks (IH*IW*16) */
+    int64_t cin_blocks; /* input blocks reduced over */
+    int32_t ci_last;    /* real channels of the last input block (1..16) */
+    const float *w;     /* packed weights of block ob: [cin_blocks][KH][KW][16][16] */
+    int64_t w_bstride;  /* elements between the weights of consecutive output blocks */
+    int32_t ncb;        /* output blocks done together, 1..vn_conv_table.max_ncb */
+    int64_t IH, IW, OW, KH, KW, sw, dw, pl, dh;
+    int64_t ih0; /* oh*sh - pt: input row of tap kh is ih0 + kh*dh */
+    /* Addressing (pixels, i.e. units of 16 floats): tap kh's row starts at
+     * x + (x_row0 + kh*x_rstride)*16 and column c of it at + (c - pl)*16
+     * ((ih0*IW, dh*IW) for a plain input; a padded copy uses its own).
+     * IH, ih0 and dh only decide which taps are inside; IW, pl which
+     * columns are (pl = 0 and IW = the copy's width when padded). */
+    int64_t x_row0, x_rstride;
+    float *y;          /* output block ob at row oh, column 0 */
+    int64_t y_bstride; /* elements between output blocks (OH*OW*16) */
+    const float *bias; /* 16*ncb values (zero padded) or NULL */
+    const float *res;  /* residual laid out like y, or NULL */
+    int64_t res_bstride;
+    vn_conv_epi epi;
+} vn_conv_row_args;
+
+/* One output row of a depthwise convolution (group = C = K) on NC1HWC0 for
+ * channel block c1: y[ow][c] = act(bias[c] + res[ow][c] + sum_{kh,kw} x[ih][iw][c] * w[kh][kw][c]).
+ */
+typedef struct vn_conv_dw_args {
+    const float *x; /* block c1 of the image: [IH][IW][16] */
+    const float *w; /* [KH][KW][16] of block c1 */
+    int64_t IH, IW, OW, KH, KW, sw, dw, pl, dh, ih0;
+    int64_t x_row0, x_rstride; /* as in vn_conv_row_args */
+    float *y;                  /* [OW][16] at row oh of block c1 */
+    const float *bias;         /* 16 values or NULL */
+    const float *res;          /* [OW][16] or NULL */
+    vn_conv_epi epi;
+} vn_conv_dw_args;
+
+typedef struct vn_conv_table {
+    vn_isa isa;
+    int32_t max_ncb; /* output blocks one direct row call may take */
+    void (*direct_row)(const vn_conv_row_args *a);
+    void (*dw_row)(const vn_conv_dw_args *a);
+    /* y[i] = act(y[i]) for i < n (in place). */
+    void (*act)(float *y, int64_t n, const vn_conv_epi *e);
+} vn_conv_table;
+
+extern const vn_conv_table vn_conv_table_scalar;
+extern const vn_conv_table vn_conv_table_avx2;
+extern const vn_conv_table vn_conv_table_avx512;
+
+/* The table of the active ISA (chosen once; thread-safe). */
+const vn_conv_table *vn_conv_table_get(void);
+
+/* Scalar activation, the reference the vector forms follow. */
+float vn_conv_act_scalar(float v, const vn_conv_epi *e);
+
+#endif /* VINCI_KERNEL_CONV_KERNELS_H */

@@ -1,0 +1,124 @@
+/*
+ * conv.h — the convolution family: ONNX Conv (NCHW), vinci::ConvNC1HWC0,
+ * vinci::FusedConv and vinci::FusedConvNC1HWC0, shared by the files
+ * conv_attrs.c (attributes, shapes), conv_plan.c (algorithm choice,
+ * workspace), conv_pack.c (weight layouts, BatchNorm folding),
+ * conv_direct.c (direct / depthwise launches on NC1HWC0), conv_gemm.c
+ * (1x1 as GEMM, im2col + GEMM) and conv_op.c (the registry entries).
+ *
+ * Every convolution is planned as a 2-D one: a 1-D Conv is H = KH = 1.
+ *
+ * Layouts: NCHW is ONNX's [N][C][H][W]; NC1HWC0 is [N][C1][H][W][16] with
+ * C1 = ceil(C/16) and zero lanes past C (layout.h). Weights arrive in ONNX
+ * layout [K][C/G][KH][KW] and are packed per run into the workspace for the
+ * kernel that wants them, or arrive packed already (attribute packed = 1,
+ * from vn_conv_pack_weights) so a graph packs its constants once.
+ */
+#ifndef VINCI_OPS_CONV_H
+#define VINCI_OPS_CONV_H
+
+#include "kernel/conv_kernels.h"
+#include "ops/ops_internal.h"
+#include "vinci/gemm.h"
+
+typedef enum vn_conv_layout { VN_CONV_NCHW = 0, VN_CONV_NC1HWC0 } vn_conv_layout;
+
+typedef enum vn_conv_algo {
+    VN_CONV_ALGO_GEMM_1X1 = 0, /* NCHW 1x1 stride 1 no pad: W x X per image, no copy */
+    VN_CONV_ALGO_IM2COL,       /* NCHW: columns per image + one batched GEMM over groups */
+    VN_CONV_ALGO_DIRECT,       /* NC1HWC0 register-blocked direct convolution */
+    VN_CONV_ALGO_DEPTHWISE,    /* NC1HWC0, group = C = K */
+    VN_CONV_ALGO_COUNT
+} vn_conv_algo;
+
+const char *vn_conv_algo_name(vn_conv_algo algo);
+
+/* The geometry of a (2-D) convolution. Invariants after vn_conv_geom_parse:
+ * C % G == 0, K % G == 0, every extent >= 1, OH, OW >= 1. */
+typedef struct vn_conv_geom {
+    int32_t nsp; /* spatial dims as given: 1 or 2 */
+    int64_t N, C, K, G;
+    int64_t IH, IW, KH, KW, OH, OW;
+    int64_t sh, sw, dh, dw;
+    int64_t pt, pl, pb, pr; /* pads top, left, bottom, right (after auto_pad) */
+} vn_conv_geom;
+
+/* Parse X and W (input 0 and 1) and the ONNX attributes (kernel_shape, pads,
+ * auto_pad, strides, dilations, group) for `layout`, validating everything
+ * with messages that name `where` and the shapes. With `packed`, W is a
+ * packed weight tensor (vn_conv_packed_desc) and the kernel shape comes from
+ * the attribute kernel_shape, which is then required. */
+vn_status vn_conv_geom_parse(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
+                             bool packed, vn_conv_geom *g);
+/* The output descriptor of g in `layout`. */
+vn_tensor_desc vn_conv_out_desc(const vn_conv_geom *g, vn_conv_layout layout);
+/* The activation attributes of the Fused operators ("activation" string,
+ * "activation_params" floats). */
+vn_status vn_conv_epi_parse(const vn_op_ctx *ctx, const char *where, vn_conv_epi *epi);
+
+/* ---- plan ------------------------------------------------------------------ */
+
+typedef struct vn_conv_plan {
+    vn_conv_geom g;
+    vn_conv_layout layout;
+    vn_conv_algo algo;
+    vn_conv_epi epi;
+    bool has_bias, has_res, packed;
+    vn_device *device;
+    vn_gemm_plan *gemm; /* GEMM_1X1 and IM2COL */
+    bool post_act;      /* GEMM paths: activation the GEMM lacks, applied after */
+    /* Packed at plan time when W (and B) are constants (ctx->input_data):
+     * owned by the plan, used instead of the run's W / B. */
+    float *const_w, *const_bias;
+    /* workspace (bytes offsets, 64-byte aligned; size 0 when unused) */
+    size_t ws_w, ws_bias, ws_x, ws_y, ws_res, ws_col, ws_total;
+    int64_t C1, K1; /* channel blocks of input and output */
+    char where[VN_OPS_WHERE_MAX];
+} vn_conv_plan;
+
+vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
+                             bool fused, vn_conv_plan **out);
+void vn_conv_plan_free(vn_conv_plan *p);
+vn_status vn_conv_execute(const vn_conv_plan *p, const vn_op_run_ctx *ctx);
+
+/* ---- weights ----------------------------------------------------------------- */
+
+/* Can the NC1HWC0 kernels run this geometry? direct: G = 1, or C/G and K/G
+ * multiples of 16; depthwise: G = C = K. */
+bool vn_conv_direct_ok(const vn_conv_geom *g);
+bool vn_conv_depthwise_ok(const vn_conv_geom *g);
+/* Elements of the packed weights (conv_kernels.h layouts) for the algo. */
+int64_t vn_conv_packed_elems(const vn_conv_geom *g, vn_conv_algo algo);
+/* Pack ONNX weights [K][C/G][KH][KW] into the direct or depthwise layout. */
+void vn_conv_pack_direct(const vn_conv_geom *g, const float *w, float *packed);
+void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed);
+
+/* ---- kernels --------------------------------------------------------------------- */
+
+/* Direct or depthwise convolution on NC1HWC0 buffers: x [N][C1][IH][IW][16],
+ * packed weights, bias padded to K1*16 (or NULL), res like y (or NULL), y
+ * [N][K1][OH][OW][16]. Lanes of y past K are written as zeros. */
+vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float *wp,
+                              const float *bias, const float *res, float *y,
+                              vn_kernel_counters *counters);
+/* Create p->gemm for the GEMM_1X1 / IM2COL algo (sets p->post_act). */
+vn_status vn_conv_gemm_plan(vn_conv_plan *p);
+/* The GEMM paths on NCHW buffers. `col` is the im2col workspace (IM2COL). */
+vn_status vn_conv_gemm_run(const vn_conv_plan *p, const float *x, const float *w, const float *bias,
+                           const float *res, float *y, float *col, vn_kernel_counters *counters);
+/* y[i] = act(y[i]) over n elements, multi-threaded on the plan's device. */
+vn_status vn_conv_act_run(const vn_conv_plan *p, float *y, int64_t n);
+
+/* Pack the ONNX weights `w` of the convolution operator `op_name` (Conv,
+ * ConvNC1HWC0, FusedConv, FusedConvNC1HWC0) planned with these inputs and
+ * attributes into the layout its kernel wants; run the operator afterwards
+ * with attribute packed = 1, weight_shape = W's ONNX shape and W = `packed`
+ * as a rank-1 tensor of *elems floats. packed NULL: only *elems. */
+vn_status vn_conv_pack_weights(const char *op_name, const vn_tensor_desc *inputs,
+                               int32_t num_inputs, const vn_attrs *attrs, const float *w,
+                               float *packed, int64_t *elems);
+
+/* The operator table (registry.c): the conv operators and the layout ones. */
+const vn_op_def *const *vn_ops_conv_table(int32_t *count);
+
+#endif /* VINCI_OPS_CONV_H */

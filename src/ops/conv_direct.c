@@ -1,0 +1,224 @@
+/*
+ * conv_direct.c — launches of the direct and depthwise micro-kernels
+ * (conv_kernels.h) over an NC1HWC0 convolution.
+ *
+ * Tiles: direct, one (image, group of up to max_ncb output blocks, output
+ * row); depthwise, one (image, channel block, output row). Tiles are ordered
+ * image-major, then output blocks, then rows, and each launch block takes a
+ * contiguous range, so a block keeps reusing one set of packed weights (in
+ * L2) over consecutive rows while the input rows it needs stay in L1/L2.
+ * Output blocks of one tile never straddle a group.
+ *
+ * The kernels read the input and weights straight from global memory: on a
+ * CPU the caches do what the copy engine does for a tile, and the register
+ * blocking (not a UB copy) is what makes the data reuse.
+ *
+ * Invariant kept for the output: lanes past K of the last output block are
+ * zero after the epilogue (activations such as HardSigmoid or Sigmoid map the
+ * zero of a padded lane to a non-zero value, so they are cleared again).
+ */
+#include <string.h>
+
+#include "kernel/core_internal.h"
+#include "ops/conv.h"
+
+typedef struct direct_args {
+    const vn_conv_plan *p;
+    const vn_conv_table *t;
+    const float *x, *w, *bias, *res;
+    float *y;
+    int64_t ncb_max, kg1, cg1, pairs, tiles;
+    int64_t rows;      /* tile rows per (image, block group): OH, or pixel chunks (flat) */
+    bool flat;         /* 1x1, stride 1, unpadded: H*W is one row, cut in FLAT chunks */
+    int64_t pad_w;     /* > 0: width of the zero-padded row copies in UB (pixels) */
+    int64_t buf_elems; /* floats of the UB row copies */
+} direct_args;
+
+#define FLAT 112 /* pixels per tile of a flattened 1x1 convolution (8 x 14 columns) */
+
+static void clear_tail(const vn_conv_plan *p, float *y_row, int64_t cols)
+{
+    int64_t real = p->g.K - (p->K1 - 1) * VN_C0;
+    for (int64_t ow = 0; ow < cols; ow++)
+        memset(y_row + ow * VN_C0 + real, 0, (size_t)(VN_C0 - real) * sizeof(float));
+}
+
+/* Copy the input rows of taps [kh_lo, kh_hi) of `nb` channel blocks into buf,
+ * zero-padded left by pl and right up to pad_w pixels: the kernel then sees
+ * no column padding. Layout of buf: [nb][KH][pad_w][16]. */
+static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t ih0, float *buf,
+                     vn_core *core)
+{
+    const vn_conv_geom *g = &d->p->g;
+    int64_t kh_lo = 0, kh_hi = 0, W = d->pad_w, right = W - g->pl - g->IW;
+    for (int64_t kh = 0; kh < g->KH; kh++) {
+        int64_t ih = ih0 + kh * g->dh;
+        if (ih < 0) kh_lo = kh + 1;
+        if (ih >= 0 && ih < g->IH) kh_hi = kh + 1;
+    }
+    for (int64_t ib = 0; ib < nb; ib++)
+        for (int64_t kh = kh_lo; kh < kh_hi; kh++) {
+            float *dst = buf + (ib * g->KH + kh) * W * VN_C0;
+            const float *src = x + (ib * g->IH + ih0 + kh * g->dh) * g->IW * VN_C0;
+            memset(dst, 0, (size_t)(g->pl * VN_C0) * sizeof(float));
+            memcpy(dst + g->pl * VN_C0, src, (size_t)(g->IW * VN_C0) * sizeof(float));
+            if (right > 0)
+                memset(dst + (g->pl + g->IW) * VN_C0, 0, (size_t)(right * VN_C0) * sizeof(float));
+        }
+    core->counters.bytes_in += nb * (kh_hi - kh_lo) * g->IW * VN_C0 * 4;
+}
+
+/* The geometry fields of a row call, for output row oh (or flat chunk). */
+#define ROW_GEOMETRY(a, g)                                                                         \
+    do {                                                                                           \
+        (a).IH = (g)->IH, (a).IW = (g)->IW, (a).OW = (g)->OW, (a).KH = (g)->KH;                    \
+        (a).KW = (g)->KW, (a).sw = (g)->sw, (a).dw = (g)->dw, (a).pl = (g)->pl;                    \
+        (a).dh = (g)->dh;                                                                          \
+    } while (0)
+
+/* Point a row call at the UB copy (padded) or the global input (plain), and
+ * at output column range [c0, c0 + cols) for flat chunks. */
+static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t oh, float *buf,
+                       vn_core *core, const float **xa, int64_t *x_bstride, int64_t *row0,
+                       int64_t *rstride, int64_t *IW, int64_t *pl, int64_t *ih0)
+{
+    const vn_conv_geom *g = &d->p->g;
+    *ih0 = oh * g->sh - g->pt;
+    if (d->flat) { /* one pixel row: chunk oh covers pixels [oh*FLAT, ...) */
+        *xa = x, *x_bstride = g->IH * g->IW * VN_C0, *ih0 = 0, *pl = 0, *rstride = 0;
+        *row0 = oh * FLAT;
+        return;
+    }
+    if (buf) {
+        pad_rows(d, x, nb, *ih0, buf, core);
+        *xa = buf, *x_bstride = g->KH * d->pad_w * VN_C0, *row0 = 0, *rstride = d->pad_w;
+        *IW = d->pad_w, *pl = 0;
+        return;
+    }
+    *xa = x, *x_bstride = g->IH * g->IW * VN_C0, *row0 = *ih0 * g->IW, *rstride = g->dh * g->IW;
+}
+
+static void direct_tile(vn_core *core, const direct_args *d, int64_t t, float *buf)
+{
+    const vn_conv_plan *p = d->p;
+    const vn_conv_geom *g = &p->g;
+    int64_t oh = t % d->rows, rest = t / d->rows;
+    int64_t pair = rest % (g->G * d->pairs), n = rest / (g->G * d->pairs);
+    int64_t grp = pair / d->pairs, ob = grp * d->kg1 + (pair % d->pairs) * d->ncb_max;
+    int64_t ncb = vn_ops_min(d->ncb_max, (grp + 1) * d->kg1 - ob);
+    int64_t taps = g->KH * g->KW, plane = g->OH * g->OW * VN_C0;
+    vn_conv_row_args a = {0};
+    ROW_GEOMETRY(a, g);
+    int64_t col0 = d->flat ? oh * FLAT : 0, pix = oh * g->OW;
+    if (d->flat) a.OW = a.IW = vn_ops_min(FLAT, g->OH * g->OW - col0), a.IH = 1, pix = col0;
+    const float *xg = d->x + ((n * p->C1 + grp * d->cg1) * g->IH * g->IW) * VN_C0;
+    place_rows(d, xg, d->cg1, oh, buf, core, &a.x, &a.x_bstride, &a.x_row0, &a.x_rstride, &a.IW,
+               &a.pl, &a.ih0);
+    a.cin_blocks = d->cg1;
+    a.ci_last = (int32_t)(g->G == 1 ? g->C - (p->C1 - 1) * VN_C0 : VN_C0);
+    a.w = d->w + ob * d->cg1 * taps * VN_C0 * VN_C0;
+    a.w_bstride = d->cg1 * taps * VN_C0 * VN_C0;
+    a.ncb = (int32_t)ncb;
+    a.y = d->y + (n * p->K1 + ob) * plane + pix * VN_C0;
+    a.y_bstride = plane;
+    a.bias = d->bias ? d->bias + ob * VN_C0 : NULL;
+    a.res = d->res ? d->res + (n * p->K1 + ob) * plane + pix * VN_C0 : NULL;
+    a.res_bstride = plane;
+    a.epi = p->epi;
+    d->t->direct_row(&a);
+    if (ob + ncb == p->K1 && g->K % VN_C0) clear_tail(p, a.y + (ncb - 1) * plane, a.OW);
+    core->counters.cube_ops += a.OW * ncb * VN_C0 * (g->C / g->G) * taps;
+}
+
+static void dw_tile(vn_core *core, const direct_args *d, int64_t t, float *buf)
+{
+    const vn_conv_plan *p = d->p;
+    const vn_conv_geom *g = &p->g;
+    int64_t oh = t % g->OH, rest = t / g->OH;
+    int64_t c1 = rest % p->C1, n = rest / p->C1, taps = g->KH * g->KW;
+    int64_t plane = g->OH * g->OW * VN_C0;
+    vn_conv_dw_args a = {0};
+    ROW_GEOMETRY(a, g);
+    int64_t bstride = 0;
+    place_rows(d, d->x + (n * p->C1 + c1) * g->IH * g->IW * VN_C0, 1, oh, buf, core, &a.x, &bstride,
+               &a.x_row0, &a.x_rstride, &a.IW, &a.pl, &a.ih0);
+    a.w = d->w + c1 * taps * VN_C0;
+    a.y = d->y + (n * p->C1 + c1) * plane + oh * g->OW * VN_C0;
+    a.bias = d->bias ? d->bias + c1 * VN_C0 : NULL;
+    a.res = d->res ? d->res + (n * p->C1 + c1) * plane + oh * g->OW * VN_C0 : NULL;
+    a.epi = p->epi;
+    d->t->dw_row(&a);
+    if (c1 == p->C1 - 1 && g->C % VN_C0) clear_tail(p, a.y, g->OW);
+    core->counters.cube_ops += g->OW * VN_C0 * taps;
+}
+
+static void conv_kernel(vn_core *core, const void *args)
+{
+    const direct_args *d = args;
+    int64_t begin, end;
+    vn_ops_split(d->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    bool dw = d->p->algo == VN_CONV_ALGO_DEPTHWISE;
+    float *buf =
+        d->pad_w > 0 ? vn_ptr(float, vn_buf_new(core, VN_VECCALC, d->buf_elems, VN_F32)) : NULL;
+    for (int64_t t = begin; t < end; t++) {
+        vn_set_loop(core, t);
+        if (dw)
+            dw_tile(core, d, t, buf);
+        else
+            direct_tile(core, d, t, buf);
+    }
+}
+
+/* Column padding goes through zero-padded row copies in UB when there is
+ * any (so border columns run in full register blocks) and the copies fit. */
+static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1; /* padded width used */
+    int64_t width = vn_ops_max(g->IW + g->pl, need);
+    bool any = !d->flat && (g->pl > 0 || need > g->IW);
+    int64_t elems = nb * g->KH * width * VN_C0;
+    int64_t ub = vn_device_arena_size(p->device, VN_ARENA_UB) - VN_OPS_UB_MARGIN;
+    if (any && elems * 4 <= ub) d->pad_w = width, d->buf_elems = elems;
+}
+
+vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float *wp,
+                              const float *bias, const float *res, float *y,
+                              vn_kernel_counters *counters)
+{
+    const vn_conv_geom *g = &p->g;
+    direct_args d = {.p = p,
+                     .t = vn_conv_table_get(),
+                     .x = x,
+                     .w = wp,
+                     .bias = bias,
+                     .res = res,
+                     .y = y,
+                     .rows = g->OH};
+    int64_t work; /* multiply-accumulates of one tile */
+    bool dw = p->algo == VN_CONV_ALGO_DEPTHWISE;
+    d.flat = !dw && g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->pt == 0 &&
+             g->pl == 0 && g->pb == 0 && g->pr == 0;
+    if (d.flat) d.rows = vn_ops_div_up(g->OH * g->OW, FLAT);
+    /* Depthwise does 9 FMAs per input vector it would copy: the copy costs
+     * more than the two one-column border calls per row it saves. */
+    if (!dw) plan_padding(p, &d, g->G == 1 ? p->C1 : g->C / g->G / VN_C0);
+    if (dw) {
+        d.tiles = g->N * p->C1 * g->OH;
+        work = g->OW * VN_C0 * g->KH * g->KW;
+    } else {
+        d.ncb_max = d.t->max_ncb;
+        d.kg1 = g->G == 1 ? p->K1 : g->K / g->G / VN_C0;
+        d.cg1 = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
+        d.pairs = vn_ops_div_up(d.kg1, d.ncb_max);
+        d.tiles = g->N * g->G * d.pairs * d.rows;
+        work = (d.flat ? FLAT : g->OW) * d.ncb_max * VN_C0 * (g->C / g->G) * g->KH * g->KW;
+    }
+    if (d.tiles == 0) return VN_OK;
+    /* A tile of `work` MACs counts as work/8 elements for the hand-off rule. */
+    int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / 8));
+    vn_launch_desc ld = {conv_kernel,
+                         p->algo == VN_CONV_ALGO_DEPTHWISE ? "vn_conv_depthwise" : "vn_conv_direct",
+                         blocks, &d, -1};
+    return vn_launch(p->device, &ld, counters);
+}

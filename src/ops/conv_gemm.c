@@ -1,0 +1,203 @@
+/*
+ * conv_gemm.c — the NCHW convolution paths on the GEMM of [C]:
+ *
+ *   1x1, stride 1, no padding: per image and group Y_g = W_g (Kg x Cg) x
+ *     X_g (Cg x H*W), read in place (no copy). G = 1: one GEMM batched over
+ *     the images with W broadcast (stride 0); G > 1: per image, batched over
+ *     the groups.
+ *   im2col: per image the columns [G][Cg*KH*KW][OH*OW] (zero where a tap
+ *     falls in the padding) go to the workspace, then one GEMM batched over
+ *     the groups. Covers every legal attribute combination.
+ *
+ * Epilogue in the GEMM's fixpipe: bias per row (G = 1) or, batched over
+ * groups, as C_in with beta = 1 broadcast along the row (a per-batch column
+ * of Kg values, since the GEMM's bias vector is shared by all batches);
+ * the residual; ReLU / Clip / Sigmoid / SiLU. LeakyRelu, HardSigmoid and
+ * HardSwish, which the fixpipe lacks, run as one pass after the GEMM.
+ */
+#include "kernel/core_internal.h"
+#include "ops/conv.h"
+
+static bool gemm_act(vn_conv_act act, vn_act *out)
+{
+    switch (act) {
+    case VN_CONV_ACT_NONE:
+        *out = VN_ACT_NONE;
+        return true;
+    case VN_CONV_ACT_RELU:
+        *out = VN_ACT_RELU;
+        return true;
+    case VN_CONV_ACT_CLIP:
+        *out = VN_ACT_CLIP;
+        return true;
+    case VN_CONV_ACT_SIGMOID:
+        *out = VN_ACT_SIGMOID;
+        return true;
+    case VN_CONV_ACT_SILU:
+        *out = VN_ACT_SILU;
+        return true;
+    default:
+        *out = VN_ACT_NONE;
+        return false;
+    }
+}
+
+/* The GEMM of one run step: batch over images (1x1, G = 1) or over groups. */
+vn_status vn_conv_gemm_plan(vn_conv_plan *p)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t cg = g->C / g->G, kg = g->K / g->G, ohw = g->OH * g->OW;
+    int64_t kc = cg * g->KH * g->KW;
+    bool over_images = p->algo == VN_CONV_ALGO_GEMM_1X1 && g->G == 1;
+    vn_gemm_desc d = vn_gemm_desc_default(kg, ohw, kc);
+    if (over_images) {
+        d.batch = g->N;
+        d.stride_a = 0;
+        d.stride_b = g->C * ohw;
+        d.stride_c = g->K * ohw;
+        d.stride_residual = g->K * ohw;
+    } else {
+        d.batch = g->G;
+        d.stride_a = kg * kc;
+        d.stride_b = p->algo == VN_CONV_ALGO_GEMM_1X1 ? cg * ohw : kc * ohw;
+        d.stride_c = kg * ohw;
+        d.stride_residual = kg * ohw;
+    }
+    if (p->has_bias && g->G == 1) {
+        d.epi.bias_axis = VN_BIAS_ROW;
+    } else if (p->has_bias) {
+        d.epi.has_c_in = true;
+        d.epi.beta = 1.0f;
+        d.epi.c_in_rs = 1;
+        d.epi.c_in_cs = 0;
+        d.stride_c_in = kg;
+    }
+    d.epi.has_residual = p->has_res;
+    d.epi.ldr = ohw;
+    p->post_act = !gemm_act(p->epi.act, &d.epi.act);
+    d.epi.clip_min = p->epi.p0;
+    d.epi.clip_max = p->epi.p1;
+    return vn_gemm_plan_create(p->device, &d, &p->gemm);
+}
+
+/* ---- im2col ----------------------------------------------------------------- */
+
+typedef struct col_args {
+    const vn_conv_geom *g;
+    const float *x; /* one image [C][IH][IW] */
+    float *col;     /* [G * Cg * KH * KW][OH * OW] */
+} col_args;
+
+static void col_row(const vn_conv_geom *g, const float *x, float *dst, int64_t r)
+{
+    int64_t kw = r % g->KW, kh = r / g->KW % g->KH, c = r / (g->KW * g->KH);
+    const float *xc = x + c * g->IH * g->IW;
+    for (int64_t oh = 0; oh < g->OH; oh++, dst += g->OW) {
+        int64_t ih = oh * g->sh - g->pt + kh * g->dh;
+        if (ih < 0 || ih >= g->IH) {
+            for (int64_t ow = 0; ow < g->OW; ow++) dst[ow] = 0.0f;
+            continue;
+        }
+        const float *xr = xc + ih * g->IW;
+        int64_t iw = -g->pl + kw * g->dw;
+        for (int64_t ow = 0; ow < g->OW; ow++, iw += g->sw)
+            dst[ow] = iw >= 0 && iw < g->IW ? xr[iw] : 0.0f;
+    }
+}
+
+static void col_kernel(vn_core *core, const void *args)
+{
+    const col_args *a = args;
+    const vn_conv_geom *g = a->g;
+    int64_t rows = g->C * g->KH * g->KW, begin, end, ohw = g->OH * g->OW;
+    vn_ops_split(rows, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    for (int64_t r = begin; r < end; r++) col_row(g, a->x, a->col + r * ohw, r);
+    core->counters.bytes_out += (end - begin) * ohw * 4;
+}
+
+/* ---- activation pass ---------------------------------------------------------- */
+
+typedef struct act_args {
+    const vn_conv_plan *p;
+    float *y;
+    int64_t n;
+} act_args;
+
+#define ACT_CHUNK 16384
+
+static void act_kernel(vn_core *core, const void *args)
+{
+    const act_args *a = args;
+    int64_t chunks = vn_ops_div_up(a->n, ACT_CHUNK), begin, end;
+    vn_ops_split(chunks, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    const vn_conv_table *t = vn_conv_table_get();
+    for (int64_t c = begin; c < end; c++) {
+        int64_t off = c * ACT_CHUNK;
+        t->act(a->y + off, vn_ops_min(ACT_CHUNK, a->n - off), &a->p->epi);
+    }
+    core->counters.vector_elem_ops += vn_ops_min(end * ACT_CHUNK, a->n) - begin * ACT_CHUNK;
+}
+
+vn_status vn_conv_act_run(const vn_conv_plan *p, float *y, int64_t n)
+{
+    act_args a = {p, y, n};
+    int64_t chunks = vn_ops_div_up(n, ACT_CHUNK);
+    if (chunks == 0) return VN_OK;
+    vn_launch_desc ld = {act_kernel, "vn_conv_act", vn_ops_block_dim(p->device, chunks, ACT_CHUNK),
+                         &a, -1};
+    return vn_launch(p->device, &ld, NULL);
+}
+
+/* ---- run -------------------------------------------------------------------------- */
+
+static void add_counters(vn_kernel_counters *sum, vn_kernel_counters c)
+{
+    if (!sum) return;
+    sum->bytes_in += c.bytes_in;
+    sum->bytes_out += c.bytes_out;
+    sum->cube_ops += c.cube_ops;
+    sum->vector_elem_ops += c.vector_elem_ops;
+    sum->wall_ms += c.wall_ms;
+}
+
+static vn_status run_image(const vn_conv_plan *p, const float *x, const float *w, const float *bias,
+                           const float *res, float *y, float *col, vn_kernel_counters *counters)
+{
+    const vn_conv_geom *g = &p->g;
+    vn_status st = VN_OK;
+    const float *b = x;
+    if (p->algo == VN_CONV_ALGO_IM2COL) {
+        col_args ca = {g, x, col};
+        int64_t rows = g->C * g->KH * g->KW;
+        vn_launch_desc ld = {col_kernel, "vn_conv_im2col",
+                             vn_ops_block_dim(p->device, rows, g->OH * g->OW), &ca, -1};
+        st = vn_launch(p->device, &ld, counters);
+        b = col;
+    }
+    vn_gemm_args ga = {.a = w, .b = b, .c = y, .residual = res};
+    if (bias && g->G == 1)
+        ga.bias = bias;
+    else if (bias)
+        ga.c_in = bias;
+    vn_kernel_counters run = {0};
+    ga.counters = &run;
+    if (st == VN_OK) st = vn_gemm_run(p->gemm, &ga);
+    if (st == VN_OK) add_counters(counters, run);
+    return st;
+}
+
+vn_status vn_conv_gemm_run(const vn_conv_plan *p, const float *x, const float *w, const float *bias,
+                           const float *res, float *y, float *col, vn_kernel_counters *counters)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t in_img = g->C * g->IH * g->IW, out_img = g->K * g->OH * g->OW;
+    vn_status st = VN_OK;
+    if (p->algo == VN_CONV_ALGO_GEMM_1X1 && g->G == 1)
+        st = run_image(p, x, w, bias, res, y, col, counters); /* batched over images */
+    else
+        for (int64_t n = 0; n < g->N && st == VN_OK; n++)
+            st = run_image(p, x + n * in_img, w, bias, res ? res + n * out_img : NULL,
+                           y + n * out_img, col, counters);
+    if (st == VN_OK && p->post_act) st = vn_conv_act_run(p, y, g->N * out_img);
+    return st;
+}

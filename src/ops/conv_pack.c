@@ -1,0 +1,80 @@
+/*
+ * conv_pack.c — weight layouts for the NC1HWC0 kernels (conv_kernels.h) and
+ * the plan-time BatchNorm fold.
+ *
+ * Direct: [K1][Cg1][KH][KW][16 ci][16 co] where K1 = ceil(K/16) output blocks
+ * and Cg1 = ceil((C/G)/16) input blocks of the output block's group; output
+ * block ob belongs to group (ob*16) / (K/G) (blocks never straddle groups:
+ * G = 1, or K/G and C/G are multiples of 16). Depthwise: [C1][KH][KW][16].
+ * Everything past the real channels is zero, so the kernels run whole C0
+ * vectors and padded lanes stay zero before the epilogue.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ops/conv.h"
+#include "ops/conv_fold.h"
+
+bool vn_conv_direct_ok(const vn_conv_geom *g)
+{
+    return g->G == 1 || ((g->C / g->G) % VN_C0 == 0 && (g->K / g->G) % VN_C0 == 0);
+}
+
+bool vn_conv_depthwise_ok(const vn_conv_geom *g)
+{
+    return g->G > 1 && g->G == g->C && g->G == g->K;
+}
+
+int64_t vn_conv_packed_elems(const vn_conv_geom *g, vn_conv_algo algo)
+{
+    int64_t taps = g->KH * g->KW, k1 = vn_ops_div_up(g->K, VN_C0);
+    if (algo == VN_CONV_ALGO_DEPTHWISE) return k1 * taps * VN_C0;
+    if (algo == VN_CONV_ALGO_DIRECT)
+        return k1 * vn_ops_div_up(g->C / g->G, VN_C0) * taps * VN_C0 * VN_C0;
+    return g->K * (g->C / g->G) * taps; /* the GEMM paths take ONNX weights as they are */
+}
+
+void vn_conv_pack_direct(const vn_conv_geom *g, const float *w, float *packed)
+{
+    int64_t cg = g->C / g->G, taps = g->KH * g->KW;
+    int64_t k1 = vn_ops_div_up(g->K, VN_C0), cg1 = vn_ops_div_up(cg, VN_C0);
+    memset(packed, 0, (size_t)vn_conv_packed_elems(g, VN_CONV_ALGO_DIRECT) * sizeof *packed);
+    for (int64_t ob = 0; ob < k1; ob++)
+        for (int64_t co = 0; co < VN_C0 && ob * VN_C0 + co < g->K; co++) {
+            int64_t k = ob * VN_C0 + co;
+            for (int64_t ci = 0; ci < cg; ci++)
+                for (int64_t t = 0; t < taps; t++) {
+                    int64_t ib = ci / VN_C0;
+                    float *dst =
+                        packed + (((ob * cg1 + ib) * taps + t) * VN_C0 + ci % VN_C0) * VN_C0;
+                    dst[co] = w[(k * cg + ci) * taps + t];
+                }
+        }
+}
+
+void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed)
+{
+    int64_t taps = g->KH * g->KW;
+    memset(packed, 0, (size_t)vn_conv_packed_elems(g, VN_CONV_ALGO_DEPTHWISE) * sizeof *packed);
+    for (int64_t c = 0; c < g->C; c++)
+        for (int64_t t = 0; t < taps; t++)
+            packed[((c / VN_C0) * taps + t) * VN_C0 + c % VN_C0] = w[c * taps + t];
+}
+
+vn_status vn_conv_fold_bn(int64_t K, int64_t per_channel, float *w, float *bias, const float *scale,
+                          const float *shift, const float *mean, const float *var, float eps)
+{
+    if (K < 0 || per_channel < 0 || !w || !bias || !scale || !shift || !mean || !var)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_conv_fold_bn", "NULL array or negative size");
+    for (int64_t k = 0; k < K; k++) {
+        double f = (double)scale[k] / sqrt((double)var[k] + (double)eps);
+        if (!isfinite(f))
+            return vn_error(VN_ERR_INVALID_ARG, "vn_conv_fold_bn",
+                            "channel %lld: var %g + eps %g gives a non-finite factor", (long long)k,
+                            (double)var[k], (double)eps);
+        for (int64_t i = 0; i < per_channel; i++)
+            w[k * per_channel + i] = (float)((double)w[k * per_channel + i] * f);
+        bias[k] = (float)(((double)bias[k] - (double)mean[k]) * f + (double)shift[k]);
+    }
+    return VN_OK;
+}

@@ -1,0 +1,212 @@
+/*
+ * conv_plan.c — choosing the algorithm of a convolution and its workspace,
+ * and running the plan.
+ *
+ * Choice (attribute "algo" may force one for tests and benchmarks: "auto",
+ * "gemm", "im2col", "direct", "depthwise"; a forced algo must be legal):
+ *   depthwise (G = C = K)                            -> DEPTHWISE on NC1HWC0
+ *   NCHW, 1x1, stride 1, no padding                  -> GEMM_1X1, in place
+ *   G = 1, or C/G and K/G multiples of 16            -> DIRECT on NC1HWC0
+ *   anything else                                    -> IM2COL (+ GEMM) on NCHW
+ * The NC1HWC0 kernels on an NCHW tensor, and the NCHW GEMM paths on an
+ * NC1HWC0 tensor, reorder input, residual and output through the workspace.
+ *
+ * Workspace layout (64-byte aligned pieces, absent when size 0):
+ *   w    packed weights (DIRECT / DEPTHWISE, unless given packed)
+ *   bias bias padded to K1*16 (DIRECT / DEPTHWISE)
+ *   x, y, res  the reordered input, output and residual
+ *   col  the im2col columns of one image (IM2COL).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/conv.h"
+
+static const char *const algo_names[VN_CONV_ALGO_COUNT] = {"gemm", "im2col", "direct", "depthwise"};
+
+const char *vn_conv_algo_name(vn_conv_algo algo)
+{
+    return (unsigned)algo < VN_CONV_ALGO_COUNT ? algo_names[algo] : "invalid";
+}
+
+static bool is_1x1(const vn_conv_geom *g)
+{
+    return g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->pt == 0 && g->pl == 0 &&
+           g->pb == 0 && g->pr == 0;
+}
+
+static bool algo_legal(const vn_conv_plan *p, vn_conv_algo a)
+{
+    switch (a) {
+    case VN_CONV_ALGO_GEMM_1X1:
+        return is_1x1(&p->g);
+    case VN_CONV_ALGO_IM2COL:
+        return true;
+    case VN_CONV_ALGO_DIRECT:
+        return vn_conv_direct_ok(&p->g);
+    case VN_CONV_ALGO_DEPTHWISE:
+        return vn_conv_depthwise_ok(&p->g);
+    default:
+        return false;
+    }
+}
+
+static vn_conv_algo choose(const vn_conv_plan *p)
+{
+    if (vn_conv_depthwise_ok(&p->g)) return VN_CONV_ALGO_DEPTHWISE;
+    if (p->layout == VN_CONV_NCHW && is_1x1(&p->g)) return VN_CONV_ALGO_GEMM_1X1;
+    if (vn_conv_direct_ok(&p->g)) return VN_CONV_ALGO_DIRECT;
+    return VN_CONV_ALGO_IM2COL;
+}
+
+static vn_status pick_algo(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
+{
+    const vn_attr *a = vn_attrs_find(ctx->attrs, "algo");
+    p->algo = choose(p);
+    if (!a) return VN_OK;
+    if (a->type != VN_ATTR_STRING || !a->s)
+        return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'algo' must be a string");
+    if (strcmp(a->s, "auto") == 0) return VN_OK;
+    for (int i = 0; i < VN_CONV_ALGO_COUNT; i++)
+        if (strcmp(a->s, algo_names[i]) == 0) {
+            if (!algo_legal(p, (vn_conv_algo)i))
+                return vn_error(VN_ERR_UNSUPPORTED, where,
+                                "algo '%s' cannot run this convolution (group %lld, C %lld, K "
+                                "%lld, kernel %lldx%lld)",
+                                a->s, (long long)p->g.G, (long long)p->g.C, (long long)p->g.K,
+                                (long long)p->g.KH, (long long)p->g.KW);
+            p->algo = (vn_conv_algo)i;
+            return VN_OK;
+        }
+    return vn_error(VN_ERR_INVALID_ARG, where,
+                    "algo '%s' is not auto, gemm, im2col, direct or depthwise", a->s);
+}
+
+/* W (and B) constant at plan time: pack them once, into the plan. */
+static vn_status pack_constants(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
+{
+    bool blocked = p->algo == VN_CONV_ALGO_DIRECT || p->algo == VN_CONV_ALGO_DEPTHWISE;
+    const float *w = ctx->input_data ? ctx->input_data[1] : NULL;
+    if (!blocked || !ctx->device || !w) return VN_OK;
+    int64_t n = vn_conv_packed_elems(&p->g, p->algo);
+    p->const_w = vn_aligned_alloc((size_t)n * sizeof(float), 64);
+    if (!p->const_w) return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for packed weights");
+    if (p->packed)
+        memcpy(p->const_w, w, (size_t)n * sizeof(float));
+    else if (p->algo == VN_CONV_ALGO_DIRECT)
+        vn_conv_pack_direct(&p->g, w, p->const_w);
+    else
+        vn_conv_pack_depthwise(&p->g, w, p->const_w);
+    const float *b = p->has_bias ? ctx->input_data[2] : NULL;
+    if (!b) return VN_OK;
+    p->const_bias = vn_aligned_alloc((size_t)(p->K1 * VN_C0) * sizeof(float), 64);
+    if (!p->const_bias) return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for the bias");
+    memset(p->const_bias, 0, (size_t)(p->K1 * VN_C0) * sizeof(float));
+    memcpy(p->const_bias, b, (size_t)p->g.K * sizeof(float));
+    return VN_OK;
+}
+
+static size_t piece(size_t *total, int64_t elems)
+{
+    size_t off = *total;
+    *total += (size_t)vn_ops_round_up(elems * 4, 64);
+    return elems > 0 ? off : (size_t)-1;
+}
+
+static void plan_workspace(vn_conv_plan *p)
+{
+    const vn_conv_geom *g = &p->g;
+    bool blocked_algo = p->algo == VN_CONV_ALGO_DIRECT || p->algo == VN_CONV_ALGO_DEPTHWISE;
+    bool reorder = blocked_algo != (p->layout == VN_CONV_NC1HWC0);
+    int64_t in_b = g->N * p->C1 * g->IH * g->IW * VN_C0,
+            out_b = g->N * p->K1 * g->OH * g->OW * VN_C0;
+    int64_t in_p = g->N * g->C * g->IH * g->IW, out_p = g->N * g->K * g->OH * g->OW;
+    size_t t = 0;
+    bool need_w = blocked_algo && !p->packed && !p->const_w;
+    p->ws_w = piece(&t, need_w ? vn_conv_packed_elems(g, p->algo) : 0);
+    p->ws_bias = piece(&t, blocked_algo && p->has_bias && !p->const_bias ? p->K1 * VN_C0 : 0);
+    p->ws_x = piece(&t, reorder ? (blocked_algo ? in_b : in_p) : 0);
+    p->ws_y = piece(&t, reorder ? (blocked_algo ? out_b : out_p) : 0);
+    p->ws_res = piece(&t, reorder && p->has_res ? (blocked_algo ? out_b : out_p) : 0);
+    p->ws_col =
+        piece(&t, p->algo == VN_CONV_ALGO_IM2COL ? g->C * g->KH * g->KW * g->OH * g->OW : 0);
+    p->ws_total = t;
+}
+
+static vn_status check_optional(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p,
+                                bool fused)
+{
+    char a[128], b[128];
+    const vn_tensor_desc *bias = ctx->num_inputs > 2 ? &ctx->inputs[2] : NULL;
+    p->has_bias = bias && bias->rank >= 0;
+    if (p->has_bias && (bias->rank != 1 || bias->dims[0] != p->g.K || bias->dtype != VN_F32))
+        return vn_error(VN_ERR_SHAPE, where, "B %s must be f32[%lld] (one per output channel)",
+                        vn_desc_format(bias, a, sizeof a), (long long)p->g.K);
+    const vn_tensor_desc *res = fused && ctx->num_inputs > 3 ? &ctx->inputs[3] : NULL;
+    p->has_res = res && res->rank >= 0;
+    vn_tensor_desc out = vn_conv_out_desc(&p->g, p->layout);
+    bool same = p->has_res && res->rank == out.rank && res->dtype == VN_F32;
+    for (int32_t d = 0; same && d < out.rank; d++) same = res->dims[d] == out.dims[d];
+    if (p->has_res && !same)
+        return vn_error(VN_ERR_SHAPE, where, "residual %s must have the output's shape %s",
+                        vn_desc_format(res, a, sizeof a), vn_desc_format(&out, b, sizeof b));
+    return VN_OK;
+}
+
+static vn_status check_packed_w(const vn_op_ctx *ctx, const char *where, const vn_conv_plan *p)
+{
+    char a[128];
+    const vn_tensor_desc *w = &ctx->inputs[1];
+    int64_t want = vn_conv_packed_elems(&p->g, p->algo);
+    if (w->rank != 1 || w->dims[0] != want)
+        return vn_error(VN_ERR_SHAPE, where,
+                        "packed W %s must be f32[%lld] (the %s layout, see vn_conv_pack_weights)",
+                        vn_desc_format(w, a, sizeof a), (long long)want,
+                        vn_conv_algo_name(p->algo));
+    return VN_OK;
+}
+
+vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
+                             bool fused, vn_conv_plan **out)
+{
+    int64_t packed = 0;
+    *out = NULL;
+    if (vn_attrs_int(ctx->attrs, "packed", 0, &packed) != VN_OK)
+        return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'packed' must be an int");
+    vn_conv_plan *p = calloc(1, sizeof *p);
+    if (!p) return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for the plan");
+    p->layout = layout;
+    p->packed = packed != 0;
+    p->device = ctx->device;
+    snprintf(p->where, sizeof p->where, "%s", where);
+    vn_status st = vn_conv_geom_parse(ctx, where, layout, p->packed, &p->g);
+    if (st == VN_OK) st = check_optional(ctx, where, p, fused);
+    if (st == VN_OK && fused) st = vn_conv_epi_parse(ctx, where, &p->epi);
+    if (st == VN_OK) {
+        p->C1 = vn_ops_div_up(p->g.C, VN_C0);
+        p->K1 = vn_ops_div_up(p->g.K, VN_C0);
+        st = pick_algo(ctx, where, p);
+    }
+    if (st == VN_OK && p->packed) st = check_packed_w(ctx, where, p);
+    if (st == VN_OK && (p->algo == VN_CONV_ALGO_GEMM_1X1 || p->algo == VN_CONV_ALGO_IM2COL) &&
+        p->device)
+        st = vn_conv_gemm_plan(p);
+    if (st == VN_OK) st = pack_constants(ctx, where, p);
+    if (st != VN_OK) {
+        vn_conv_plan_free(p);
+        return st;
+    }
+    plan_workspace(p);
+    *out = p;
+    return VN_OK;
+}
+
+void vn_conv_plan_free(vn_conv_plan *p)
+{
+    if (!p) return;
+    vn_gemm_plan_destroy(p->gemm);
+    vn_aligned_free(p->const_w);
+    vn_aligned_free(p->const_bias);
+    free(p);
+}

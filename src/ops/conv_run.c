@@ -1,0 +1,77 @@
+/*
+ * conv_run.c — running a convolution plan (conv_plan.c): pack the weights
+ * and pad the bias into the workspace when the kernel wants them blocked,
+ * reorder between NCHW and NC1HWC0 when the tensor's layout is not the
+ * kernel's, and launch the kernel.
+ */
+#include <string.h>
+
+#include "ops/conv.h"
+#include "ops/layout.h"
+
+static float *ws_at(void *ws, size_t off)
+{
+    return off == (size_t)-1 ? NULL : (float *)((char *)ws + off);
+}
+
+static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, const float *x,
+                             const float *w, const float *bias, const float *res, float *y)
+{
+    const vn_conv_geom *g = &p->g;
+    const float *wp = p->const_w ? p->const_w : w, *bp = p->const_bias;
+    if (!p->packed && !p->const_w) {
+        float *dst = ws_at(ctx->workspace, p->ws_w);
+        if (p->algo == VN_CONV_ALGO_DIRECT)
+            vn_conv_pack_direct(g, w, dst);
+        else
+            vn_conv_pack_depthwise(g, w, dst);
+        wp = dst;
+    }
+    if (bias && !bp) {
+        float *dst = ws_at(ctx->workspace, p->ws_bias);
+        memset(dst, 0, (size_t)(p->K1 * VN_C0) * sizeof *dst);
+        memcpy(dst, bias, (size_t)g->K * sizeof *dst);
+        bp = dst;
+    }
+    if (p->layout == VN_CONV_NC1HWC0)
+        return vn_conv_nc1hwc0_run(p, x, wp, bp, res, y, ctx->counters);
+    float *xb = ws_at(ctx->workspace, p->ws_x), *yb = ws_at(ctx->workspace, p->ws_y);
+    float *rb = res ? ws_at(ctx->workspace, p->ws_res) : NULL;
+    int64_t in_s = g->IH * g->IW, out_s = g->OH * g->OW;
+    vn_status st = vn_layout_to_nc1hwc0(p->device, x, xb, g->N, g->C, in_s, ctx->counters);
+    if (st == VN_OK && rb)
+        st = vn_layout_to_nc1hwc0(p->device, res, rb, g->N, g->K, out_s, ctx->counters);
+    if (st == VN_OK) st = vn_conv_nc1hwc0_run(p, xb, wp, bp, rb, yb, ctx->counters);
+    if (st == VN_OK)
+        st = vn_layout_from_nc1hwc0(p->device, yb, y, g->N, g->K, out_s, ctx->counters);
+    return st;
+}
+
+static vn_status run_plain(const vn_conv_plan *p, const vn_op_run_ctx *ctx, const float *x,
+                           const float *w, const float *bias, const float *res, float *y)
+{
+    const vn_conv_geom *g = &p->g;
+    float *col = ws_at(ctx->workspace, p->ws_col);
+    if (p->layout == VN_CONV_NCHW)
+        return vn_conv_gemm_run(p, x, w, bias, res, y, col, ctx->counters);
+    float *xp = ws_at(ctx->workspace, p->ws_x), *yp = ws_at(ctx->workspace, p->ws_y);
+    float *rp = res ? ws_at(ctx->workspace, p->ws_res) : NULL;
+    int64_t in_s = g->IH * g->IW, out_s = g->OH * g->OW;
+    vn_status st = vn_layout_from_nc1hwc0(p->device, x, xp, g->N, g->C, in_s, ctx->counters);
+    if (st == VN_OK && rp)
+        st = vn_layout_from_nc1hwc0(p->device, res, rp, g->N, g->K, out_s, ctx->counters);
+    if (st == VN_OK) st = vn_conv_gemm_run(p, xp, w, bias, rp, yp, col, ctx->counters);
+    if (st == VN_OK) st = vn_layout_to_nc1hwc0(p->device, yp, y, g->N, g->K, out_s, ctx->counters);
+    return st;
+}
+
+vn_status vn_conv_execute(const vn_conv_plan *p, const vn_op_run_ctx *ctx)
+{
+    const float *x = ctx->inputs[0].data, *w = ctx->inputs[1].data;
+    const float *bias = p->has_bias ? ctx->inputs[2].data : NULL;
+    const float *res = p->has_res ? ctx->inputs[3].data : NULL;
+    float *y = ctx->outputs[0].data;
+    if (p->algo == VN_CONV_ALGO_DIRECT || p->algo == VN_CONV_ALGO_DEPTHWISE)
+        return run_blocked(p, ctx, x, w, bias, res, y);
+    return run_plain(p, ctx, x, w, bias, res, y);
+}

@@ -1,0 +1,591 @@
+/*
+ * test_conv.c — Conv, vinci::ConvNC1HWC0, vinci::FusedConv(NC1HWC0) against a
+ * double-precision direct convolution written here, over a sweep of shapes
+ * and attributes (odd sizes, channels not multiples of 16, depthwise, groups
+ * in between, dilation 2-3, stride 2, asymmetric pads, every auto_pad, 1-D),
+ * every algorithm that can run each case (forced with the attribute "algo"),
+ * both layouts, every fused activation with bias and residual, folded
+ * BatchNorm, pre-packed weights, and the error messages.
+ *
+ * Tolerance: |y - ref| <= 1e-5 * (1 + sum |x*w| + |b| + |z|) per output, the
+ * f32 accumulation bound with margin (sums run in any order on any ISA).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/conv.h"
+#include "ops/conv_fold.h"
+#include "vinci/ops.h"
+#include "vt.h"
+
+typedef struct cc {
+    int nsp;
+    int64_t N, C, H, W, K, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, G;
+    const char *auto_pad; /* NULL: explicit pads */
+} cc;
+
+typedef struct epi_case {
+    vn_conv_act act;
+    const char *name;
+    float params[2];
+    int nparams;
+    bool bias, res;
+} epi_case;
+
+/* ---- reference ----------------------------------------------------------------- */
+
+static int64_t out_dim(int64_t in, int64_t k, int64_t s, int64_t d, int64_t *pb, int64_t *pe,
+                       const char *mode)
+{
+    int64_t ek = (k - 1) * d + 1;
+    if (mode && strcmp(mode, "VALID") == 0) *pb = *pe = 0;
+    if (mode && strncmp(mode, "SAME", 4) == 0) {
+        int64_t o = (in + s - 1) / s, tot = (o - 1) * s + ek - in;
+        if (tot < 0) tot = 0;
+        *pb = mode[5] == 'U' ? tot / 2 : tot - tot / 2;
+        *pe = tot - *pb;
+    }
+    return (in + *pb + *pe - ek) / s + 1;
+}
+
+static double act_ref(double v, const epi_case *e)
+{
+    switch (e->act) {
+    case VN_CONV_ACT_RELU:
+        return v > 0 ? v : 0;
+    case VN_CONV_ACT_CLIP:
+        return fmin(fmax(v, e->params[0]), e->params[1]);
+    case VN_CONV_ACT_LEAKY_RELU:
+        return v >= 0 ? v : e->params[0] * v;
+    case VN_CONV_ACT_HARD_SIGMOID:
+        return fmin(fmax(e->params[0] * v + e->params[1], 0), 1);
+    case VN_CONV_ACT_HARD_SWISH:
+        return v * fmin(fmax(v / 6 + 0.5, 0), 1);
+    case VN_CONV_ACT_SIGMOID:
+        return 1 / (1 + exp(-v));
+    case VN_CONV_ACT_SILU:
+        return v / (1 + exp(-v));
+    default:
+        return v;
+    }
+}
+
+/* y and mag: [N][K][OH][OW] (NCHW) */
+static void ref_conv(const cc *c, int64_t OH, int64_t OW, const float *x, const float *w,
+                     const float *b, const float *z, const epi_case *e, double *y, double *mag)
+{
+    int64_t cg = c->C / c->G, kg = c->K / c->G;
+    for (int64_t n = 0; n < c->N; n++)
+        for (int64_t k = 0; k < c->K; k++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    double s = 0, m = 0;
+                    int64_t gi = k / kg;
+                    for (int64_t ci = 0; ci < cg; ci++)
+                        for (int64_t i = 0; i < c->kh; i++)
+                            for (int64_t j = 0; j < c->kw; j++) {
+                                int64_t ih = oh * c->sh - c->pt + i * c->dh;
+                                int64_t iw = ow * c->sw - c->pl + j * c->dw;
+                                if (ih < 0 || ih >= c->H || iw < 0 || iw >= c->W) continue;
+                                double t =
+                                    (double)x[((n * c->C + gi * cg + ci) * c->H + ih) * c->W + iw] *
+                                    w[((k * cg + ci) * c->kh + i) * c->kw + j];
+                                s += t;
+                                m += fabs(t);
+                            }
+                    int64_t o = ((n * c->K + k) * OH + oh) * OW + ow;
+                    if (b) s += b[k], m += fabs(b[k]);
+                    if (z) s += z[o], m += fabs(z[o]);
+                    y[o] = act_ref(s, e);
+                    mag[o] = m;
+                }
+}
+
+/* ---- layouts (the test's own, to check the operators) ---------------------------- */
+
+static void to_blocked(const float *x, float *y, int64_t N, int64_t C, int64_t S)
+{
+    int64_t C1 = (C + 15) / 16;
+    memset(y, 0, (size_t)(N * C1 * S * 16) * sizeof *y);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t s = 0; s < S; s++)
+                y[((n * C1 + c / 16) * S + s) * 16 + c % 16] = x[(n * C + c) * S + s];
+}
+
+static void from_blocked(const float *x, float *y, int64_t N, int64_t C, int64_t S)
+{
+    int64_t C1 = (C + 15) / 16;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t s = 0; s < S; s++)
+                y[(n * C + c) * S + s] = x[((n * C1 + c / 16) * S + s) * 16 + c % 16];
+}
+
+/* ---- running the operator ---------------------------------------------------------- */
+
+typedef struct attr_buf {
+    vn_attr items[12];
+    int64_t k[2], s[2], d[2], p[4], wshape[4];
+    float ap[2];
+    int count;
+} attr_buf;
+
+static void add_ints(attr_buf *a, const char *name, const int64_t *v, int n)
+{
+    a->items[a->count++] = (vn_attr){.name = name, .type = VN_ATTR_INTS, .ints = v, .count = n};
+}
+
+static vn_attrs make_attrs(attr_buf *a, const cc *c, const char *algo, const epi_case *e)
+{
+    int ns = c->nsp;
+    memset(a, 0, sizeof *a);
+    if (ns == 2) {
+        a->k[0] = c->kh, a->k[1] = c->kw, a->s[0] = c->sh, a->s[1] = c->sw;
+        a->d[0] = c->dh, a->d[1] = c->dw;
+        a->p[0] = c->pt, a->p[1] = c->pl, a->p[2] = c->pb, a->p[3] = c->pr;
+    } else {
+        a->k[0] = c->kw, a->s[0] = c->sw, a->d[0] = c->dw, a->p[0] = c->pl, a->p[1] = c->pr;
+    }
+    add_ints(a, "kernel_shape", a->k, ns);
+    add_ints(a, "strides", a->s, ns);
+    add_ints(a, "dilations", a->d, ns);
+    if (c->auto_pad)
+        a->items[a->count++] =
+            (vn_attr){.name = "auto_pad", .type = VN_ATTR_STRING, .s = c->auto_pad};
+    else
+        add_ints(a, "pads", a->p, 2 * ns);
+    a->items[a->count++] = (vn_attr){.name = "group", .type = VN_ATTR_INT, .i = c->G};
+    if (algo) a->items[a->count++] = (vn_attr){.name = "algo", .type = VN_ATTR_STRING, .s = algo};
+    if (e && e->name) {
+        a->items[a->count++] =
+            (vn_attr){.name = "activation", .type = VN_ATTR_STRING, .s = e->name};
+        memcpy(a->ap, e->params, sizeof a->ap);
+        if (e->nparams)
+            a->items[a->count++] = (vn_attr){.name = "activation_params",
+                                             .type = VN_ATTR_FLOATS,
+                                             .floats = a->ap,
+                                             .count = e->nparams};
+    }
+    return (vn_attrs){a->items, a->count};
+}
+
+static vn_tensor_desc make_desc(int rank, const int64_t *dims)
+{
+    vn_tensor_desc d;
+    memset(&d, 0, sizeof d);
+    d.dtype = VN_F32;
+    d.rank = rank;
+    for (int i = 0; i < rank; i++) d.dims[i] = dims[i];
+    return d;
+}
+
+/* X / Y descriptors of the case in a layout (channels c). */
+static vn_tensor_desc fmap_desc(const cc *c, int64_t ch, int64_t h, int64_t w, bool blocked)
+{
+    int64_t dims[5];
+    int r = 0;
+    dims[r++] = c->N;
+    dims[r++] = blocked ? (ch + 15) / 16 : ch;
+    if (c->nsp == 2) dims[r++] = h;
+    dims[r++] = w;
+    if (blocked) dims[r++] = 16;
+    return make_desc(r, dims);
+}
+
+typedef struct run_out {
+    vn_status st;
+    char algo[16];
+} run_out;
+
+/* Run the op; y NCHW. */
+static vn_status run_op(const cc *c, bool blocked, const char *algo, const epi_case *e,
+                        const float *x, const float *w, const float *b, const float *z, float *y,
+                        int64_t OH, int64_t OW)
+{
+    attr_buf ab;
+    vn_attrs attrs = make_attrs(&ab, c, algo, e);
+    int64_t wd[4] = {c->K, c->C / c->G, c->nsp == 2 ? c->kh : c->kw, c->kw};
+    vn_tensor_desc in[4];
+    in[0] = fmap_desc(c, c->C, c->H, c->W, blocked);
+    in[1] = make_desc(c->nsp + 2, wd);
+    int64_t kd[1] = {c->K};
+    in[2] = make_desc(1, kd);
+    if (!b) in[2].rank = -1;
+    in[3] = fmap_desc(c, c->K, OH, OW, blocked);
+    bool fused = e != NULL;
+    int nin = fused ? (z ? 4 : 3) : (b ? 3 : 2);
+    const char *name = fused ? (blocked ? "vinci::FusedConvNC1HWC0" : "vinci::FusedConv")
+                             : (blocked ? "vinci::ConvNC1HWC0" : "Conv");
+    vn_op_plan *plan;
+    vn_status st = vn_op_plan_create(NULL, name, in, nin, &attrs, &plan);
+    if (st != VN_OK) return st;
+    int64_t S = c->H * c->W, OS = OH * OW;
+    int64_t C1 = (c->C + 15) / 16, K1 = (c->K + 15) / 16;
+    float *xb = NULL, *zb = NULL, *yb = NULL;
+    const float *xi = x, *zi = z;
+    float *yo = y;
+    if (blocked) {
+        xb = malloc((size_t)(c->N * C1 * S * 16) * 4);
+        yb = malloc((size_t)(c->N * K1 * OS * 16) * 4);
+        to_blocked(x, xb, c->N, c->C, S);
+        xi = xb, yo = yb;
+        if (z) {
+            zb = malloc((size_t)(c->N * K1 * OS * 16) * 4);
+            to_blocked(z, zb, c->N, c->K, OS);
+            zi = zb;
+        }
+    }
+    vn_tensor ti[4] = {
+        {in[0], (void *)xi}, {in[1], (void *)w}, {in[2], (void *)b}, {in[3], (void *)zi}};
+    vn_tensor to = {*vn_op_plan_output(plan, 0), yo};
+    size_t ws = vn_op_plan_workspace(plan);
+    void *wsp = ws ? malloc(ws) : NULL;
+    st = vn_op_run(plan, ti, nin, &to, 1, wsp);
+    if (st == VN_OK && blocked) {
+        from_blocked(yb, y, c->N, c->K, OS);
+        /* padded lanes must be zero */
+        for (int64_t n = 0; n < c->N && c->K % 16; n++)
+            for (int64_t s = 0; s < OS; s++)
+                for (int64_t l = c->K % 16; l < 16; l++)
+                    if (yb[((n * K1 + K1 - 1) * OS + s) * 16 + l] != 0.0f) st = VN_ERR_INTERNAL;
+    }
+    free(wsp);
+    free(xb);
+    free(yb);
+    free(zb);
+    vn_op_plan_destroy(plan);
+    return st;
+}
+
+static void geometry(cc *c, int64_t *OH, int64_t *OW)
+{
+    *OH = out_dim(c->H, c->kh, c->sh, c->dh, &c->pt, &c->pb, c->auto_pad);
+    *OW = out_dim(c->W, c->kw, c->sw, c->dw, &c->pl, &c->pr, c->auto_pad);
+}
+
+static bool legal(const cc *c, const char *algo)
+{
+    if (!algo || strcmp(algo, "im2col") == 0) return true;
+    if (strcmp(algo, "gemm") == 0)
+        return c->kh == 1 && c->kw == 1 && c->sh == 1 && c->sw == 1 && !c->pt && !c->pl && !c->pb &&
+               !c->pr;
+    if (strcmp(algo, "depthwise") == 0) return c->G > 1 && c->G == c->C && c->G == c->K;
+    return c->G == 1 || ((c->C / c->G) % 16 == 0 && (c->K / c->G) % 16 == 0);
+}
+
+static int check_case(cc c, const epi_case *e, const char *algo, bool blocked, uint64_t seed)
+{
+    int64_t OH, OW;
+    geometry(&c, &OH, &OW);
+    cc run = c; /* pads resolved for the reference; the operator gets the original */
+    vt_rng r = {seed};
+    int64_t nx = c.N * c.C * c.H * c.W, nw = c.K * (c.C / c.G) * c.kh * c.kw,
+            ny = c.N * c.K * OH * OW;
+    float *x = malloc((size_t)nx * 4), *w = malloc((size_t)nw * 4), *b = malloc((size_t)c.K * 4);
+    float *z = malloc((size_t)ny * 4), *y = malloc((size_t)ny * 4);
+    double *ref = malloc((size_t)ny * 8), *mag = malloc((size_t)ny * 8);
+    vt_fill(&r, x, (size_t)nx, -1, 1);
+    vt_fill(&r, w, (size_t)nw, -1, 1);
+    vt_fill(&r, b, (size_t)c.K, -1, 1);
+    vt_fill(&r, z, (size_t)ny, -1, 1);
+    bool hb = !e || e->bias, hz = e && e->res;
+    epi_case none = {VN_CONV_ACT_NONE, NULL, {0, 0}, 0, true, false};
+    ref_conv(&run, OH, OW, x, w, hb ? b : NULL, hz ? z : NULL, e ? e : &none, ref, mag);
+    cc op = c;
+    if (c.auto_pad) op.pt = op.pl = op.pb = op.pr = 0;
+    vn_status st = run_op(&op, blocked, algo, e, x, w, hb ? b : NULL, hz ? z : NULL, y, OH, OW);
+    int bad = 0;
+    double worst = 0;
+    for (int64_t i = 0; i < ny && st == VN_OK; i++) {
+        double err = fabs(y[i] - ref[i]), tol = 1e-5 * (1 + mag[i]);
+        if (!(err <= tol)) bad++;
+        if (err / (1 + mag[i]) > worst) worst = err / (1 + mag[i]);
+    }
+    VT_CHECK(
+        st == VN_OK && bad == 0,
+        "N%lld C%lld %lldx%lld K%lld k%lldx%lld s%lld,%lld d%lld,%lld pads %lld,%lld,%lld,%lld "
+        "G%lld %s nsp%d %s algo %s act %s: %s %s, %d bad, worst rel %.3g",
+        (long long)c.N, (long long)c.C, (long long)c.H, (long long)c.W, (long long)c.K,
+        (long long)c.kh, (long long)c.kw, (long long)c.sh, (long long)c.sw, (long long)c.dh,
+        (long long)c.dw, (long long)c.pt, (long long)c.pl, (long long)c.pb, (long long)c.pr,
+        (long long)c.G, c.auto_pad ? c.auto_pad : "", c.nsp, blocked ? "NC1HWC0" : "NCHW",
+        algo ? algo : "auto", e && e->name ? e->name : "-", vn_status_name(st),
+        st == VN_OK ? "" : vn_last_error(), bad, worst);
+    free(x), free(w), free(b), free(z), free(y), free(ref), free(mag);
+    return bad;
+}
+
+/* ---- the sweep ------------------------------------------------------------------------ */
+
+#define C2(N, C, H, W, K, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, G)                               \
+    {                                                                                              \
+        2, N, C, H, W, K, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, G, NULL                          \
+    }
+
+static const cc cases[] = {
+    C2(1, 3, 7, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+    C2(2, 20, 9, 8, 33, 3, 3, 2, 2, 1, 1, 0, 1, 2, 1, 1),    /* stride 2, asymmetric pads */
+    C2(1, 17, 11, 10, 18, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1),  /* dilation 2 */
+    C2(1, 32, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32),   /* depthwise */
+    C2(1, 24, 9, 9, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 24),   /* depthwise, C % 16 != 0, stride 2 */
+    C2(1, 5, 6, 5, 5, 3, 3, 1, 1, 1, 1, 0, 1, 1, 0, 5),      /* depthwise, 5 channels */
+    C2(1, 32, 6, 7, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),    /* groups: Kg = 24 */
+    C2(1, 32, 6, 7, 32, 3, 3, 1, 2, 1, 1, 1, 0, 1, 2, 2),    /* groups on 16-blocks */
+    C2(1, 12, 6, 6, 8, 3, 3, 1, 1, 3, 3, 1, 1, 1, 1, 4),     /* group between, dilation 3 */
+    C2(2, 19, 5, 6, 21, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),    /* 1x1 */
+    C2(1, 16, 5, 6, 32, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2),    /* 1x1 grouped */
+    C2(1, 19, 7, 7, 9, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),     /* 1x1 stride 2 */
+    C2(1, 3, 16, 15, 16, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1),   /* stem-like 7x7 */
+    C2(1, 6, 5, 5, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6),     /* depth multiplier 2 */
+    C2(1, 40, 5, 19, 36, 3, 5, 1, 1, 1, 2, 1, 4, 1, 3, 1),   /* wide row, rectangular kernel */
+    C2(1, 4, 3, 3, 4, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2, 1),      /* pad larger than the input tail */
+    C2(1, 20, 12, 13, 35, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),  /* 1x1 over several pixel chunks */
+    C2(1, 128, 3, 128, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), /* padded rows too wide for UB */
+};
+
+static const cc auto_cases[] = {
+    {2, 1, 5, 8, 7, 6, 4, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, "SAME_UPPER"},
+    {2, 1, 5, 8, 7, 6, 4, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, "SAME_LOWER"},
+    {2, 1, 5, 8, 7, 6, 4, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, "VALID"},
+    {2, 1, 16, 7, 7, 16, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 16, "SAME_UPPER"},
+    {1, 2, 7, 1, 13, 9, 1, 5, 1, 2, 1, 2, 0, 3, 0, 1, 1, NULL},        /* 1-D */
+    {1, 1, 32, 1, 21, 32, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 32, NULL},     /* 1-D depthwise */
+    {1, 1, 4, 1, 9, 6, 1, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, "SAME_LOWER"}, /* 1-D auto_pad */
+};
+
+static const char *const algos[] = {NULL, "im2col", "gemm", "direct", "depthwise"};
+
+static void sweep(const cc *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int bl = 0; bl < 2; bl++)
+            for (int a = 0; a < 5; a++)
+                if (legal(&list[i], algos[a])) check_case(list[i], NULL, algos[a], bl, 100 + i);
+}
+
+static void test_attribute_sweep(void)
+{
+    sweep(cases, (int)(sizeof cases / sizeof cases[0]));
+}
+
+static void test_auto_pad_and_1d(void)
+{
+    sweep(auto_cases, (int)(sizeof auto_cases / sizeof auto_cases[0]));
+}
+
+static const epi_case epis[] = {
+    {VN_CONV_ACT_NONE, "", {0, 0}, 0, true, true},
+    {VN_CONV_ACT_RELU, "Relu", {0, 0}, 0, true, true},
+    {VN_CONV_ACT_CLIP, "Clip", {-0.5f, 0.7f}, 2, true, true},
+    {VN_CONV_ACT_CLIP, "Relu6", {0, 6}, 0, false, true},
+    {VN_CONV_ACT_LEAKY_RELU, "LeakyRelu", {0.1f, 0}, 1, true, false},
+    {VN_CONV_ACT_HARD_SIGMOID, "HardSigmoid", {0.2f, 0.5f}, 2, true, true},
+    {VN_CONV_ACT_HARD_SWISH, "HardSwish", {0, 0}, 0, true, true},
+    {VN_CONV_ACT_SIGMOID, "Sigmoid", {0, 0}, 0, true, true},
+    {VN_CONV_ACT_SILU, "SiLU", {0, 0}, 0, false, false},
+};
+
+static void test_fused_epilogues(void)
+{
+    static const cc ec[] = {
+        C2(1, 20, 6, 7, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+        C2(1, 24, 6, 7, 24, 3, 3, 2, 1, 1, 1, 1, 1, 0, 1, 24),
+        C2(2, 9, 4, 5, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+        C2(1, 32, 5, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+    };
+    for (size_t e = 0; e < sizeof epis / sizeof epis[0]; e++)
+        for (size_t i = 0; i < sizeof ec / sizeof ec[0]; i++)
+            for (int bl = 0; bl < 2; bl++)
+                for (int a = 0; a < 5; a++)
+                    if (legal(&ec[i], algos[a]))
+                        check_case(ec[i], &epis[e], algos[a], bl, 7 + e * 10 + i);
+}
+
+/* ---- layouts -------------------------------------------------------------------------- */
+
+static void test_layout_round_trip(void)
+{
+    static const int64_t shapes[][4] = {
+        {2, 19, 5, 7}, {1, 16, 3, 3}, {1, 1, 1, 1}, {3, 33, 40, 41}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const int64_t *s = shapes[i];
+        int64_t n = s[0] * s[1] * s[2] * s[3], C1 = (s[1] + 15) / 16;
+        int64_t nb = s[0] * C1 * s[2] * s[3] * 16;
+        float *x = malloc((size_t)n * 4), *b = malloc((size_t)nb * 4), *e = malloc((size_t)nb * 4);
+        float *back = malloc((size_t)n * 4);
+        vt_rng r = {i + 1};
+        vt_fill(&r, x, (size_t)n, -10, 10);
+        to_blocked(x, e, s[0], s[1], s[2] * s[3]);
+        memset(b, 0x7f, (size_t)nb * 4); /* garbage: padding must be written */
+        vn_tensor_desc xd = make_desc(4, s);
+        vn_op_plan *p1, *p2;
+        VT_OK(vn_op_plan_create(NULL, "vinci::ToNC1HWC0", &xd, 1, NULL, &p1));
+        vn_attr ca = {.name = "channels", .type = VN_ATTR_INT, .i = s[1]};
+        vn_attrs attrs = {&ca, 1};
+        const vn_tensor_desc *bd = vn_op_plan_output(p1, 0);
+        VT_CHECK(bd->rank == 5 && bd->dims[1] == C1 && bd->dims[4] == 16, "blocked shape");
+        VT_OK(vn_op_plan_create(NULL, "FromNC1HWC0", bd, 1, &attrs, &p2));
+        vn_tensor tx = {xd, x}, tb = {*bd, b}, tback = {xd, back};
+        VT_OK(vn_op_run(p1, &tx, 1, &tb, 1, NULL));
+        VT_OK(vn_op_run(p2, &tb, 1, &tback, 1, NULL));
+        VT_CHECK(memcmp(b, e, (size_t)nb * 4) == 0, "ToNC1HWC0 differs from the reference");
+        VT_CHECK(memcmp(back, x, (size_t)n * 4) == 0, "round trip is not exact");
+        vn_op_plan_destroy(p1);
+        vn_op_plan_destroy(p2);
+        free(x), free(b), free(e), free(back);
+    }
+    uint32_t in, out;
+    vn_op_layouts(vn_op_find("ConvNC1HWC0", "vinci"), &in, &out);
+    VT_CHECK(in == VN_LAYOUT_NC1HWC0 && out == VN_LAYOUT_NC1HWC0, "ConvNC1HWC0 layouts");
+    vn_op_layouts(vn_op_find("ToNC1HWC0", "vinci"), &in, &out);
+    VT_CHECK(in == VN_LAYOUT_NCHW && out == VN_LAYOUT_NC1HWC0, "ToNC1HWC0 layouts");
+    vn_op_layouts(vn_op_find("Softmax", ""), &in, &out);
+    VT_CHECK(in == 0 && out == 0, "Softmax is plain / any");
+}
+
+/* ---- BatchNorm folding ---------------------------------------------------------------- */
+
+static void test_fold_bn(void)
+{
+    cc c = C2(1, 20, 6, 6, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+    int64_t OH = 6, OW = 6, nx = 20 * 36, nw = 24 * 20 * 9, ny = 24 * 36;
+    vt_rng r = {99};
+    float *x = malloc((size_t)nx * 4), *w = malloc((size_t)nw * 4), *wf = malloc((size_t)nw * 4);
+    float b[24], bf[24], sc[24], sh[24], mean[24], var[24], *y = malloc((size_t)ny * 4);
+    double *ref = malloc((size_t)ny * 8), *mag = malloc((size_t)ny * 8);
+    vt_fill(&r, x, (size_t)nx, -1, 1);
+    vt_fill(&r, w, (size_t)nw, -1, 1);
+    vt_fill(&r, b, 24, -1, 1);
+    vt_fill(&r, sc, 24, 0.5, 2);
+    vt_fill(&r, sh, 24, -1, 1);
+    vt_fill(&r, mean, 24, -1, 1);
+    vt_fill(&r, var, 24, 0.1, 3);
+    memcpy(wf, w, (size_t)nw * 4);
+    memcpy(bf, b, sizeof b);
+    VT_OK(vn_conv_fold_bn(24, 20 * 9, wf, bf, sc, sh, mean, var, 1e-5f));
+    epi_case relu = {VN_CONV_ACT_RELU, "Relu", {0, 0}, 0, true, false};
+    epi_case none = {VN_CONV_ACT_NONE, NULL, {0, 0}, 0, true, false};
+    ref_conv(&c, OH, OW, x, w, b, NULL, &none, ref, mag);
+    for (int bl = 0; bl < 2; bl++) {
+        VT_OK(run_op(&c, bl, NULL, &relu, x, wf, bf, NULL, y, OH, OW));
+        int bad = 0;
+        for (int64_t i = 0; i < ny; i++) {
+            int64_t k = i / 36;
+            double f = sc[k] / sqrt((double)var[k] + 1e-5);
+            double v = (ref[i] - mean[k]) * f + sh[k];
+            v = v > 0 ? v : 0;
+            if (!(fabs(y[i] - v) <= 1e-5 * (1 + mag[i] * f + fabs(mean[k] * f) + fabs(sh[k]))))
+                bad++;
+        }
+        VT_CHECK(bad == 0, "folded BN + ReLU (%s): %d outputs off", bl ? "NC1HWC0" : "NCHW", bad);
+    }
+    free(x), free(w), free(wf), free(y), free(ref), free(mag);
+}
+
+/* ---- pre-packed weights ------------------------------------------------------------------ */
+
+static void test_packed_weights(void)
+{
+    static const cc pc[] = {C2(1, 20, 6, 7, 18, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+                            C2(1, 24, 6, 7, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24)};
+    for (int i = 0; i < 2; i++) {
+        const cc *c = &pc[i];
+        int64_t nx = c->C * 42, nw = c->K * (c->C / c->G) * 9;
+        int64_t C1 = (c->C + 15) / 16, K1 = (c->K + 15) / 16;
+        vt_rng r = {5};
+        float *x = malloc((size_t)nx * 4), *w = malloc((size_t)nw * 4);
+        float *xb = malloc((size_t)(C1 * 42 * 16) * 4), *y1 = malloc((size_t)(K1 * 42 * 16) * 4);
+        float *y2 = malloc((size_t)(K1 * 42 * 16) * 4);
+        vt_fill(&r, x, (size_t)nx, -1, 1);
+        vt_fill(&r, w, (size_t)nw, -1, 1);
+        to_blocked(x, xb, 1, c->C, 42);
+        attr_buf ab;
+        vn_attrs attrs = make_attrs(&ab, c, NULL, NULL);
+        int64_t wd[4] = {c->K, c->C / c->G, 3, 3};
+        vn_tensor_desc in[2] = {fmap_desc(c, c->C, 6, 7, true), make_desc(4, wd)};
+        int64_t elems = 0;
+        VT_OK(vn_conv_pack_weights("vinci::ConvNC1HWC0", in, 2, &attrs, NULL, NULL, &elems));
+        float *wp = malloc((size_t)elems * 4);
+        VT_OK(vn_conv_pack_weights("vinci::ConvNC1HWC0", in, 2, &attrs, w, wp, &elems));
+        vn_op_plan *p1, *p2;
+        VT_OK(vn_op_plan_create(NULL, "vinci::ConvNC1HWC0", in, 2, &attrs, &p1));
+        memcpy(ab.wshape, wd, sizeof wd);
+        ab.items[ab.count++] = (vn_attr){.name = "packed", .type = VN_ATTR_INT, .i = 1};
+        ab.items[ab.count++] =
+            (vn_attr){.name = "weight_shape", .type = VN_ATTR_INTS, .ints = ab.wshape, .count = 4};
+        vn_attrs pattrs = {ab.items, ab.count};
+        vn_tensor_desc pin[2] = {in[0], make_desc(1, &elems)};
+        VT_OK(vn_op_plan_create(NULL, "vinci::ConvNC1HWC0", pin, 2, &pattrs, &p2));
+        void *ws = malloc(vn_op_plan_workspace(p1) + 1);
+        vn_tensor t1[2] = {{in[0], xb}, {in[1], w}}, t2[2] = {{in[0], xb}, {pin[1], wp}};
+        vn_tensor o1 = {*vn_op_plan_output(p1, 0), y1}, o2 = {*vn_op_plan_output(p1, 0), y2};
+        VT_OK(vn_op_run(p1, t1, 2, &o1, 1, ws));
+        VT_OK(vn_op_run(p2, t2, 2, &o2, 1, NULL));
+        VT_CHECK(vn_op_plan_workspace(p2) == 0, "packed run needs no workspace");
+        VT_CHECK(memcmp(y1, y2, (size_t)(K1 * 42 * 16) * 4) == 0, "packed weights differ");
+        vn_op_plan_destroy(p1);
+        vn_op_plan_destroy(p2);
+        free(ws), free(x), free(w), free(xb), free(y1), free(y2), free(wp);
+    }
+}
+
+/* ---- errors -------------------------------------------------------------------------------- */
+
+static vn_status plan_error(const char *op, int64_t xc, int64_t wc, int64_t group, int64_t h,
+                            int64_t k, const char *pads)
+{
+    int64_t xd[4] = {1, xc, h, h}, wd[4] = {8, wc, k, k};
+    vn_tensor_desc in[2] = {make_desc(4, xd), make_desc(4, wd)};
+    vn_attr a[2] = {{.name = "group", .type = VN_ATTR_INT, .i = group},
+                    {.name = "auto_pad", .type = VN_ATTR_STRING, .s = pads}};
+    vn_attrs attrs = {a, 2};
+    vn_op_plan *p = NULL;
+    vn_status st = vn_op_plan_create(NULL, op, in, 2, &attrs, &p);
+    vn_op_plan_destroy(p);
+    return st;
+}
+
+static void test_errors(void)
+{
+    VT_CHECK(plan_error("Conv", 6, 4, 1, 5, 3, "NOTSET") == VN_ERR_SHAPE, "channel mismatch");
+    VT_CONTAINS(vn_last_error(), "Conv");
+    VT_CONTAINS(vn_last_error(), "channel mismatch");
+    VT_CONTAINS(vn_last_error(), "f32[1,6,5,5]");
+    VT_CHECK(plan_error("Conv", 6, 2, 4, 5, 3, "NOTSET") == VN_ERR_INVALID_ARG, "bad group");
+    VT_CONTAINS(vn_last_error(), "bad group 4");
+    VT_CHECK(plan_error("Conv", 4, 4, 1, 2, 3, "VALID") == VN_ERR_SHAPE, "kernel too big");
+    VT_CONTAINS(vn_last_error(), "kernel bigger than the padded input");
+    VT_CONTAINS(vn_last_error(), "f32[1,4,2,2]");
+    VT_CHECK(plan_error("Conv", 4, 4, 0, 5, 3, "NOTSET") == VN_ERR_INVALID_ARG, "group 0");
+    VT_CHECK(plan_error("Conv", 4, 4, 1, 5, 3, "SAME") == VN_ERR_INVALID_ARG, "bad auto_pad");
+    VT_CONTAINS(vn_last_error(), "auto_pad 'SAME'");
+    /* NC1HWC0: X holds 1 block, W wants 20 channels */
+    int64_t xd[5] = {1, 1, 5, 5, 16}, wd[4] = {8, 20, 3, 3};
+    vn_tensor_desc in[2] = {make_desc(5, xd), make_desc(4, wd)};
+    vn_op_plan *p = NULL;
+    VT_CHECK(vn_op_plan_create(NULL, "vinci::ConvNC1HWC0", in, 2, NULL, &p) == VN_ERR_SHAPE,
+             "blocked channel mismatch");
+    VT_CONTAINS(vn_last_error(), "vinci::ConvNC1HWC0");
+    /* a bad activation */
+    int64_t xd2[4] = {1, 4, 5, 5}, wd2[4] = {8, 4, 3, 3};
+    vn_tensor_desc in2[2] = {make_desc(4, xd2), make_desc(4, wd2)};
+    vn_attr act = {.name = "activation", .type = VN_ATTR_STRING, .s = "Swish"};
+    vn_attrs aa = {&act, 1};
+    VT_CHECK(vn_op_plan_create(NULL, "vinci::FusedConv", in2, 2, &aa, &p) == VN_ERR_INVALID_ARG,
+             "unknown activation");
+    VT_CONTAINS(vn_last_error(), "Swish");
+}
+
+int main(void)
+{
+    VT_RUN(test_layout_round_trip);
+    VT_RUN(test_attribute_sweep);
+    VT_RUN(test_auto_pad_and_1d);
+    VT_RUN(test_fused_epilogues);
+    VT_RUN(test_fold_bn);
+    VT_RUN(test_packed_weights);
+    VT_RUN(test_errors);
+    return vt_summary();
+}
