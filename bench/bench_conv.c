@@ -9,7 +9,7 @@
  *     ./build/bench_conv [reps]        (default 7; medians)
  *
  * Columns: ms (median), GFLOP/s (2 * MACs), % of the measured fp32 FMA peak
- * (vn_machine_peaks_get: one thread, or all of the device's workers), for
+ * (vn_machine_peaks_get: the one-thread figure times the threads), for
  * depthwise layers % of the DRAM triad bandwidth instead (bytes = input +
  * output + weights, once), and vs oneDNN = oneDNN ms / vinci ms (> 1: faster).
  * 1x1 layers are also run as NCHW Conv (the in-place GEMM path) on row "gemm".
@@ -309,8 +309,10 @@ static void bench(int threads, const vn_machine_peaks *pk)
     if (vn_device_create(&opt, &dev) != VN_OK) return;
     if (dn.omp_threads) dn.omp_threads(threads);
     int idx = threads == 1 ? VN_MACHINE_ONE_THREAD : VN_MACHINE_ALL_THREADS;
-    double peak = pk->fp32_gflops[idx] > 0 ? pk->fp32_gflops[idx] : pk->fp32_avx2_gflops[idx];
-    if (threads > 1 && pk->threads != threads) peak = peak / pk->threads * threads;
+    /* The roof: the one-thread FMA peak times the threads (the all-thread
+     * figure is only as good as the machine was idle when it was measured). */
+    double one = pk->fp32_gflops[0] > 0 ? pk->fp32_gflops[0] : pk->fp32_avx2_gflops[0];
+    double peak = one * threads;
     double bw = pk->dram_triad_gbs[idx];
     printf("\n%d thread(s): fp32 peak %.1f GFLOP/s, DRAM triad %.1f GB/s, ISA %s\n", threads, peak,
            bw, vn_isa_name(vn_isa_active()));

@@ -7,14 +7,18 @@
  *       constant-folding (so a folded Shape -> Concat feeds the next node's
  *       inference as constant data); then dead-node-removal again for the
  *       producers only the folded nodes read.
- *   O2 and O3 (fusions, layout) are reserved; they run O1 for now.
+ *   O2: O1, with BatchNorm folded into the Conv before it (constants only,
+ *       so before inference), and after the O1 passes, with shapes known: the
+ *       MatMul / Gemm and Conv epilogue fusions, then element-wise chains
+ *       (last, so the epilogues keep their bias / activation / residual Adds).
+ *   O3 (layout) is reserved; it runs O2 for now.
  *
  * Each pass reports its changes in the model's stats, one report per pass name.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "graph/compile.h"
+#include "graph/pass_fuse.h"
 
 void vn_pass_note(vn_pass_report *r, const char *what)
 {
@@ -56,6 +60,11 @@ static const graph_pass before[] = {{"identity-removal", vn_pass_identity},
 static const node_pass per_node[] = {{"shape-folding", vn_fold_shape},
                                      {"constant-folding", vn_fold_const}};
 static const graph_pass after[] = {{"dead-node-removal", vn_pass_dead_nodes}};
+static const graph_pass o2_before[] = {{"fold_batchnorm", vn_pass_fold_batchnorm}};
+static const graph_pass o2_after[] = {{"fuse_conv_epilogue", vn_pass_fuse_conv},
+                                      {"fuse_matmul_epilogue", vn_pass_fuse_matmul},
+                                      {"fuse_elementwise_chains", vn_pass_fuse_elementwise}};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static vn_status run_graph_passes(vn_model *m, const graph_pass *p, size_t n)
 {
@@ -89,9 +98,13 @@ vn_status vn_pass_run_all(vn_model *m, int32_t level)
         for (size_t i = 0; i < sizeof before / sizeof before[0]; i++) report(m, before[i].name);
         for (size_t i = 0; i < sizeof per_node / sizeof per_node[0]; i++)
             report(m, per_node[i].name);
+        for (size_t i = 0; level >= 2 && i < COUNT(o2_before); i++) report(m, o2_before[i].name);
+        for (size_t i = 0; level >= 2 && i < COUNT(o2_after); i++) report(m, o2_after[i].name);
         st = run_graph_passes(m, before, sizeof before / sizeof before[0]);
     }
+    if (st == VN_OK && level >= 2) st = run_graph_passes(m, o2_before, COUNT(o2_before));
     if (st == VN_OK) st = sweep(m, level);
     if (st == VN_OK && level >= 1) st = run_graph_passes(m, after, sizeof after / sizeof after[0]);
+    if (st == VN_OK && level >= 2) st = run_graph_passes(m, o2_after, COUNT(o2_after));
     return st;
 }

@@ -3,7 +3,7 @@
  * (conv_kernels.h) over an NC1HWC0 convolution.
  *
  * Tiles: direct, one (image, group of up to max_ncb output blocks, output
- * row); depthwise, one (image, channel block, output row). Tiles are ordered
+ * row); depthwise, one (image, channel block, band of output rows). Tiles are ordered
  * image-major, then output blocks, then rows, and each launch block takes a
  * contiguous range, so a block keeps reusing one set of packed weights (in
  * L2) over consecutive rows while the input rows it needs stay in L1/L2.
@@ -28,7 +28,8 @@ typedef struct direct_args {
     const float *x, *w, *bias, *res;
     float *y;
     int64_t ncb_max, kg1, cg1, pairs, tiles;
-    int64_t rows;      /* tile rows per (image, block group): OH, or pixel chunks (flat) */
+    int64_t rows;      /* direct: tiles per (image, block group): OH, or pixel chunks (flat);
+                          depthwise: output rows per tile (band) */
     bool flat;         /* 1x1, stride 1, unpadded: H*W is one row, cut in FLAT chunks */
     int64_t pad_w;     /* > 0: width of the zero-padded row copies in UB (pixels) */
     int64_t buf_elems; /* floats of the UB row copies */
@@ -130,26 +131,33 @@ static void direct_tile(vn_core *core, const direct_args *d, int64_t t, float *b
     core->counters.cube_ops += a.OW * ncb * VN_C0 * (g->C / g->G) * taps;
 }
 
+/* Rows [oh0, oh1) of channel block c1 of image n: one tile, so the tile
+ * arithmetic (divisions) is paid once per band, not per row. */
 static void dw_tile(vn_core *core, const direct_args *d, int64_t t, float *buf)
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *g = &p->g;
-    int64_t oh = t % g->OH, rest = t / g->OH;
+    int64_t bands = vn_ops_div_up(g->OH, d->rows), band = t % bands, rest = t / bands;
     int64_t c1 = rest % p->C1, n = rest / p->C1, taps = g->KH * g->KW;
-    int64_t plane = g->OH * g->OW * VN_C0;
+    int64_t plane = g->OH * g->OW * VN_C0, oh1 = vn_ops_min(g->OH, (band + 1) * d->rows);
+    const float *xc = d->x + (n * p->C1 + c1) * g->IH * g->IW * VN_C0;
+    float *yc = d->y + (n * p->C1 + c1) * plane;
+    const float *rc = d->res ? d->res + (n * p->C1 + c1) * plane : NULL;
     vn_conv_dw_args a = {0};
     ROW_GEOMETRY(a, g);
-    int64_t bstride = 0;
-    place_rows(d, d->x + (n * p->C1 + c1) * g->IH * g->IW * VN_C0, 1, oh, buf, core, &a.x, &bstride,
-               &a.x_row0, &a.x_rstride, &a.IW, &a.pl, &a.ih0);
     a.w = d->w + c1 * taps * VN_C0;
-    a.y = d->y + (n * p->C1 + c1) * plane + oh * g->OW * VN_C0;
     a.bias = d->bias ? d->bias + c1 * VN_C0 : NULL;
-    a.res = d->res ? d->res + (n * p->C1 + c1) * plane + oh * g->OW * VN_C0 : NULL;
     a.epi = p->epi;
-    d->t->dw_row(&a);
-    if (c1 == p->C1 - 1 && g->C % VN_C0) clear_tail(p, a.y, g->OW);
-    core->counters.cube_ops += g->OW * VN_C0 * taps;
+    for (int64_t oh = band * d->rows; oh < oh1; oh++) {
+        int64_t bstride = 0;
+        place_rows(d, xc, 1, oh, buf, core, &a.x, &bstride, &a.x_row0, &a.x_rstride, &a.IW, &a.pl,
+                   &a.ih0);
+        a.y = yc + oh * g->OW * VN_C0;
+        a.res = rc ? rc + oh * g->OW * VN_C0 : NULL;
+        d->t->dw_row(&a);
+        if (c1 == p->C1 - 1 && g->C % VN_C0) clear_tail(p, a.y, g->OW);
+    }
+    core->counters.cube_ops += (oh1 - band * d->rows) * g->OW * VN_C0 * taps;
 }
 
 static void conv_kernel(vn_core *core, const void *args)
@@ -203,9 +211,12 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
     /* Depthwise does 9 FMAs per input vector it would copy: the copy costs
      * more than the two one-column border calls per row it saves. */
     if (!dw) plan_padding(p, &d, g->G == 1 ? p->C1 : g->C / g->G / VN_C0);
-    if (dw) {
-        d.tiles = g->N * p->C1 * g->OH;
-        work = g->OW * VN_C0 * g->KH * g->KW;
+    if (dw) { /* bands of rows: about 8 tiles per worker, whole planes when plenty */
+        int64_t planes = g->N * p->C1, want = 8 * (int64_t)vn_device_num_workers(p->device);
+        int64_t per = vn_ops_div_up(g->OH, vn_ops_max(1, vn_ops_div_up(want, planes)));
+        d.rows = vn_ops_max(1, per);
+        d.tiles = planes * vn_ops_div_up(g->OH, d.rows);
+        work = d.rows * g->OW * VN_C0 * g->KH * g->KW;
     } else {
         d.ncb_max = d.t->max_ncb;
         d.kg1 = g->G == 1 ? p->K1 : g->K / g->G / VN_C0;

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""End-to-end model benchmark: vinci against onnxruntime, in one run,
+alternating the two (round by round, model by model, thread count by thread
+count, vinci then ORT), on the models of scripts/gen_models.py (generated on
+demand when missing).
+
+vinci:  VINCI_NUM_THREADS=N vinci bench model.onnx --threads 1 --iters I
+        (N intra-op workers, one run at a time: latency, not throughput; `vinci
+        bench --threads N` would run N models concurrently). Reports the median,
+        min and max latency, compile time (vinci's own timer: graph -> compiled
+        model, the ONNX file already parsed), the arena peak of the memory plan,
+        and the process's peak RSS (os.wait4). Load+compile wall: the wall time
+        of a whole `vinci compile model.onnx` process (parse + compile + exit).
+ORT:    a fresh Python subprocess per measurement: InferenceSession with
+        graph optimisation 'all', intra_op_num_threads=N, inter_op 1,
+        CPUExecutionProvider; session creation time (load + optimise), one
+        warm-up run, I timed runs (median/min/max); peak RSS of that process
+        (resource.getrusage maxrss) and the same process's RSS before the
+        session was created (Python + numpy + onnxruntime import), so the
+        session's own footprint is peak - base.
+Inputs: random floats in [-1, 1) and integers in [0, 4) for both (what vinci
+bench generates).
+
+With --rounds R > 1 each figure is the median over rounds of the per-round
+medians. Prints a table; --json FILE also writes the raw numbers.
+
+Usage: .venv/bin/python scripts/bench_models.py [--vinci build/vinci]
+           [--models resnet18_nobn,...|all] [--threads 1,2] [--iters 20] [--rounds 1]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ALL = ["transformer", "squeezenet11", "mobilenetv2", "mobilenetv2_nobn", "resnet18",
+       "resnet18_nobn", "resnet50", "resnet50_nobn", "bert_base"]
+
+ORT_WORKER = r"""
+import json, resource, sys, time
+import numpy as np
+import onnxruntime as ort
+path, threads, iters = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+so = ort.SessionOptions()
+so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+so.intra_op_num_threads = threads
+so.inter_op_num_threads = 1
+so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+t0 = time.perf_counter()
+sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+create_ms = (time.perf_counter() - t0) * 1e3
+rng = np.random.default_rng(42)
+feeds = {}
+for i in sess.get_inputs():
+    shape = [d if isinstance(d, int) else 1 for d in i.shape]
+    if i.type == "tensor(float)":
+        feeds[i.name] = rng.uniform(-1, 1, shape).astype(np.float32)
+    else:
+        feeds[i.name] = rng.integers(0, 4, shape).astype(np.int64)
+sess.run(None, feeds)  # warm-up
+lat = []
+for _ in range(iters):
+    t0 = time.perf_counter()
+    sess.run(None, feeds)
+    lat.append((time.perf_counter() - t0) * 1e3)
+lat.sort()
+n = len(lat)
+print(json.dumps({"median": lat[n // 2] if n % 2 else (lat[n // 2 - 1] + lat[n // 2]) / 2,
+                  "min": lat[0], "max": lat[-1], "create_ms": create_ms,
+                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "base_rss_mib": base / 1024}))
+"""
+
+
+def run_measured(cmd, env=None, timeout=None):
+    """Like subprocess.run but returns the child's own peak RSS (os.wait4)."""
+    t0 = time.perf_counter()
+    r, w = os.pipe()
+    re_, we = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.close(re_)
+        os.dup2(w, 1)
+        os.dup2(we, 2)
+        try:
+            os.execvpe(cmd[0], cmd, env if env is not None else os.environ)
+        finally:
+            os._exit(127)
+    os.close(w)
+    os.close(we)
+    import selectors
+    sel = selectors.DefaultSelector()
+    bufs = {r: b"", re_: b""}
+    sel.register(r, selectors.EVENT_READ)
+    sel.register(re_, selectors.EVENT_READ)
+    deadline = t0 + (timeout or 1e9)
+    killed = False
+    while sel.get_map():
+        left = deadline - time.perf_counter()
+        if left <= 0 and not killed:
+            os.kill(pid, 9)
+            killed = True
+        for key, _ in sel.select(timeout=max(0.1, min(left, 1.0))):
+            chunk = os.read(key.fd, 65536)
+            if chunk:
+                bufs[key.fd] += chunk
+            else:
+                sel.unregister(key.fd)
+                os.close(key.fd)
+    _, status, ru = os.wait4(pid, 0)
+    rc = 124 if killed else os.waitstatus_to_exitcode(status)
+    return (rc, bufs[r].decode(errors="replace"), bufs[re_].decode(errors="replace"),
+            ru.ru_maxrss / 1024.0, time.perf_counter() - t0)
+
+
+def vinci_bench(args, path, threads):
+    env = dict(os.environ, VINCI_NUM_THREADS=str(threads))
+    rc, out, err, rss, _ = run_measured([args.vinci, "bench", path, "--threads", "1", "--iters",
+                                         str(args.iters)], env, args.timeout)
+    if rc != 0:
+        if "unsupported operators:" in err:
+            ops = re.findall(r"^\s+(\S+) \(domain", err.split("unsupported operators:")[1], re.M)
+            return {"status": "UNSUPPORTED: " + ",".join(ops)}
+        return {"status": f"FAIL rc {rc}: " + " ".join(err.strip().splitlines()[-2:])}
+    m = re.search(r"compile: ([\d.]+) ms, (\d+) nodes \(of (\d+)\), arena ([\d.]+) MiB", out)
+    lat = re.search(r"latency: median ([\d.]+) ms, min ([\d.]+) ms, max ([\d.]+) ms", out)
+    if not m or not lat:
+        return {"status": "FAIL: cannot parse vinci bench output"}
+    return {"status": "ok", "compile_ms": float(m.group(1)), "nodes": int(m.group(2)),
+            "arena_mib": float(m.group(4)), "median": float(lat.group(1)),
+            "min": float(lat.group(2)), "max": float(lat.group(3)), "rss_mib": rss}
+
+
+def vinci_load_compile(args, path):
+    rc, out, err, rss, wall = run_measured([args.vinci, "compile", path], None, args.timeout)
+    return wall * 1e3 if rc == 0 else None
+
+
+def ort_bench(args, path, threads):
+    rc, out, err, rss, _ = run_measured([sys.executable, "-c", ORT_WORKER, path, str(threads),
+                                         str(args.iters)], None, args.timeout)
+    if rc != 0:
+        return {"status": f"FAIL rc {rc}: " + " ".join(err.strip().splitlines()[-2:])}
+    d = json.loads(out.strip().splitlines()[-1])
+    d["status"] = "ok"
+    d["rss_mib"] = max(d["rss_mib"], rss)
+    return d
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, f="{:.2f}"):
+    return "-" if x is None else f.format(x)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--vinci", default="./build/vinci")
+    ap.add_argument("--models-dir", default="build/models")
+    ap.add_argument("--models", default="all", help="comma list or 'all': " + ",".join(ALL))
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--iters", type=int, default=20, help="timed runs per measurement (>= 20)")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--json", help="also write the raw numbers here")
+    args = ap.parse_args()
+    names = ALL if args.models == "all" else args.models.split(",")
+    threads = [int(t) for t in args.threads.split(",")]
+    missing = [n for n in names if not os.path.exists(os.path.join(args.models_dir, n + ".onnx"))]
+    if missing:
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_models.py"), "--out",
+                        args.models_dir, "--models", ",".join(missing)], check=True)
+    raw = {}  # (model, threads) -> {"vinci": [...], "ort": [...]}
+    load = {}
+    for rnd in range(args.rounds):
+        for name in names:
+            path = os.path.join(args.models_dir, name + ".onnx")
+            load.setdefault(name, []).append(vinci_load_compile(args, path))
+            for t in threads:
+                v = vinci_bench(args, path, t)
+                o = ort_bench(args, path, t)
+                raw.setdefault((name, t), {"vinci": [], "ort": []})
+                raw[(name, t)]["vinci"].append(v)
+                raw[(name, t)]["ort"].append(o)
+                print(f"# round {rnd + 1} {name} threads {t}: vinci "
+                      f"{fmt(v.get('median'))} ms ({v['status']}), ort {fmt(o.get('median'))} ms "
+                      f"({o['status']})", file=sys.stderr, flush=True)
+
+    hdr = ("model", "thr", "vinci ms", "ort ms", "vn/ort", "vn min/max", "ort min/max",
+           "vn compile", "vn load+cmp", "ort session", "vn arena", "vn RSS", "ort RSS (sess)")
+    rows, notes = [], []
+    for (name, t), d in raw.items():
+        vs = [x for x in d["vinci"] if x["status"] == "ok"]
+        os_ = [x for x in d["ort"] if x["status"] == "ok"]
+        g = lambda xs, k: med([x.get(k) for x in xs])
+        vm, om = g(vs, "median"), g(os_, "median")
+        ratio = vm / om if vm and om else None
+        if not vs:
+            notes.append(f"{name}: vinci {d['vinci'][0]['status']}")
+        if not os_:
+            notes.append(f"{name}: ort {d['ort'][0]['status']}")
+        rows.append((name, str(t), fmt(vm), fmt(om), fmt(ratio),
+                     f"{fmt(g(vs, 'min'), '{:.1f}')}/{fmt(g(vs, 'max'), '{:.1f}')}",
+                     f"{fmt(g(os_, 'min'), '{:.1f}')}/{fmt(g(os_, 'max'), '{:.1f}')}",
+                     fmt(g(vs, "compile_ms"), "{:.1f} ms"), fmt(med(load[name]), "{:.0f} ms"),
+                     fmt(g(os_, "create_ms"), "{:.0f} ms"),
+                     fmt(g(vs, "arena_mib"), "{:.1f} MiB"), fmt(g(vs, "rss_mib"), "{:.0f} MiB"),
+                     (fmt(g(os_, "rss_mib"), "{:.0f}") + " (" +
+                      fmt(med([x["rss_mib"] - x["base_rss_mib"] for x in os_]), "{:.0f}") +
+                      ") MiB") if os_ else "-"))
+    w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(hdr)]
+    line = lambda r: "  ".join(c.rjust(w[i]) if i else c.ljust(w[i]) for i, c in enumerate(r))
+    print(f"vinci vs onnxruntime: {args.iters} timed runs per measurement, {args.rounds} "
+          f"round(s), latency medians in ms (lower is better)")
+    print(line(hdr))
+    print(line(["-" * x for x in w]))
+    for r in rows:
+        print(line(r))
+    for n in sorted(set(notes)):
+        print("note: " + n)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({f"{k[0]}@{k[1]}": v for k, v in raw.items()} |
+                      {"load_compile_ms": load}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

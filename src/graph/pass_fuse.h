@@ -1,0 +1,64 @@
+/*
+ * pass_fuse.h — the O2 fusion passes (pass_fuse_*.c) and the helpers they
+ * share (pass_fuse_util.c).
+ *
+ * Every fusion rewrites a group of nodes into one: the group's last node in
+ * topological order (the "anchor") becomes the fused node in place, keeping
+ * its output value, and the other members die. Every input of the fused node
+ * was an input of some member, so it is produced before the anchor and the
+ * node array stays an execution order (compile.h's invariant). A member other
+ * than the anchor may only be absorbed when its output has exactly one reader
+ * (inside the group) and is not a graph output, so no other node loses a value.
+ *
+ * The fusion passes run after inference (every value's desc is known) except
+ * fold_batchnorm, which only needs constants and runs before it (so the
+ * BatchNormalization never has to be inferred).
+ */
+#ifndef VINCI_GRAPH_PASS_FUSE_H
+#define VINCI_GRAPH_PASS_FUSE_H
+
+#include "graph/compile.h"
+
+vn_status vn_pass_fold_batchnorm(vn_model *m, vn_pass_report *r);
+vn_status vn_pass_fuse_matmul(vn_model *m, vn_pass_report *r);
+vn_status vn_pass_fuse_conv(vn_model *m, vn_pass_report *r);
+vn_status vn_pass_fuse_elementwise(vn_model *m, vn_pass_report *r);
+
+/* ---- helpers (pass_fuse_util.c) ----------------------------------------------------- */
+#define VN_FUSE_MAX_MEMBERS 64
+
+bool vn_fuse_is_output(const vn_model *m, int32_t v);
+/* v is an activation read by exactly one live node and not a graph output;
+ * returns that node, or -1. */
+int32_t vn_fuse_sole_reader(const vn_model *m, int32_t v);
+/* A live ONNX-domain node of op type `op`. */
+bool vn_fuse_is_op(const vn_cnode *n, const char *op);
+/* Value v is a constant with data whose dtype is `dtype`. */
+bool vn_fuse_is_const(const vn_model *m, int32_t v, vn_dtype dtype);
+/* The single element of a constant of numel 1 as double; false otherwise. */
+bool vn_fuse_const_scalar(const vn_model *m, int32_t v, double *out);
+/* Attribute lookups on a model node (fallback when absent). */
+int64_t vn_fuse_attr_int(const vn_cnode *n, const char *name, int64_t fallback);
+double vn_fuse_attr_float(const vn_cnode *n, const char *name, double fallback);
+const char *vn_fuse_attr_str(const vn_cnode *n, const char *name, const char *fallback);
+/* A new anonymous constant value holding `data` (copied); -1 on no memory. */
+int32_t vn_fuse_new_const(vn_model *m, const vn_tensor_desc *desc, const void *data);
+
+/* A rewrite of the anchor into a fused node. */
+typedef struct vn_fuse_rewrite {
+    const char *op_type, *domain, *name;
+    const int32_t *inputs; /* -1 = omitted */
+    int32_t num_inputs;
+    const vn_attr *attrs; /* copied into the model */
+    int32_t num_attrs;
+    bool before_inference; /* true: not inferred here (the sweep infers it later) */
+} vn_fuse_rewrite;
+
+/* Rewrite `anchor` as `rw` and kill `members` (the anchor excluded; members[0]
+ * names the change), after checking the fused node infers (its output keeps the anchor's shape and
+ * dtype). On a refusal nothing changes and *done is false. Notes the change
+ * in r as "<label of members[0]> + ... -> op". */
+vn_status vn_fuse_apply(vn_model *m, int32_t anchor, const vn_fuse_rewrite *rw,
+                        const int32_t *members, int32_t num_members, vn_pass_report *r, bool *done);
+
+#endif /* VINCI_GRAPH_PASS_FUSE_H */
