@@ -2,7 +2,8 @@
 # Installs what building and testing vinci needs (Debian packages), if missing.
 # Idempotent; used by run.sh and test.sh so a fresh machine needs nothing else.
 #   --python  also create .venv with the onnx and numpy packages that
-#             scripts/gen_test_models.py needs (the graph tests skip without it).
+#             scripts/gen_test_models.py needs (the graph tests skip without it),
+#             and onnxruntime for scripts/check_models.py and bench_models.py.
 #   --bench   also install the GEMM benchmark's peers (Debian's libdnnl-dev and
 #             libopenblas-dev); bench_gemm loads them with dlopen and prints
 #             "not installed" without them.
@@ -25,6 +26,12 @@ if [ "${1:-}" = "--python" ]; then
         echo "setup: creating .venv with onnx==1.22.0 and numpy"
         python3 -m venv .venv
         .venv/bin/pip install -q onnx==1.22.0 numpy
+    fi
+    # onnxruntime (PyPI): the reference for the end-to-end model checks and the
+    # model benchmark (scripts/check_models.py, scripts/bench_models.py).
+    if ! .venv/bin/python -c 'import onnxruntime' 2>/dev/null; then
+        echo "setup: installing onnxruntime into .venv"
+        .venv/bin/pip install -q onnxruntime
     fi
 fi
 if [ "${1:-}" = "--bench" ]; then

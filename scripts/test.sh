@@ -3,6 +3,7 @@
 #   1. release build, every test under each ISA path (VINCI_ISA=avx512, avx2, scalar);
 #   1b. ONNX conformance: the onnx 1.22.0 backend tests through build/vinci, against
 #      tests/conformance/expected_failures.txt (scripts/conformance.py);
+#   1c. end-to-end models (scripts/gen_models.py) against onnxruntime (scripts/check_models.py);
 #   2. a build with -fsanitize=address,undefined running the unit tests again.
 # Prints ctest's summary for each job and exits non-zero if any test failed.
 set -euo pipefail
@@ -17,6 +18,9 @@ cmake --build build -j"$jobs"
 
 echo "== job 1b: ONNX conformance (onnx backend tests; fails on a test outside tests/conformance/expected_failures.txt)"
 .venv/bin/python scripts/conformance.py --vinci build/vinci -j"$jobs" --quiet
+
+echo "== job 1c: end-to-end models vs onnxruntime (scripts/check_models.py; fails on FAIL, reports UNSUPPORTED)"
+.venv/bin/python scripts/check_models.py --vinci build/vinci --models-dir build/models
 
 echo "== job 2: address + undefined-behaviour sanitizers, unit tests"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVINCI_SANITIZE=address,undefined \
