@@ -28,6 +28,7 @@ const vn_op_def *const *vn_ops_conv_table(int32_t *count);
 const vn_op_def *const *vn_ops_pool_table(int32_t *count);
 const vn_op_def *const *vn_ops_convtranspose_table(int32_t *count);
 const vn_op_def *const *vn_ops_matmul_table(int32_t *count);
+const vn_op_def *const *vn_ops_batchnorm_table(int32_t *count);
 const vn_op_def *const *vn_ops_shape_table(int32_t *count);
 const vn_op_def *const *vn_ops_logic_table(int32_t *count);
 const vn_op_def *const *vn_ops_math_table(int32_t *count);

@@ -22,6 +22,7 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_pool_table,
     vn_ops_convtranspose_table,
     vn_ops_matmul_table,
+    vn_ops_batchnorm_table,
     vn_ops_shape_table,
     vn_ops_logic_table,
     vn_ops_math_table,
