@@ -150,9 +150,20 @@ static int run_threads(bench *b, int32_t threads)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: vinci bench model.onnx [--threads N] [--iters N] "
+    fprintf(stderr, "usage: vinci bench model.onnx|model.vnm [--threads N] [--iters N] "
                     "[--input-shape name:d0,d1,...] [-O0|-O1]\n");
     return 2;
+}
+
+/* Random inputs, then the threads' runs; destroys m. */
+static int bench_compiled(vn_model *m, int32_t threads, int32_t iters)
+{
+    bench b = {.model = m, .iters = iters};
+    int rc = make_inputs(&b);
+    if (rc == 0) rc = run_threads(&b, threads);
+    for (int32_t i = 0; i < b.num_in; i++) vn_aligned_free(b.in[i].tensor.data);
+    vn_model_destroy(m);
+    return rc;
 }
 
 static int bench_model(vn_graph *g, const vn_compile_options *opt, int32_t threads, int32_t iters)
@@ -164,12 +175,28 @@ static int bench_model(vn_graph *g, const vn_compile_options *opt, int32_t threa
     printf("compile: %.2f ms, %d nodes (of %d), arena %.2f MiB (activations %.2f MiB)\n",
            s.compile_ms, (int)s.nodes_after, (int)s.nodes_before, (double)s.arena_bytes / 1048576.0,
            (double)s.activation_bytes / 1048576.0);
-    bench b = {.model = m, .iters = iters};
-    int rc = make_inputs(&b);
-    if (rc == 0) rc = run_threads(&b, threads);
-    for (int32_t i = 0; i < b.num_in; i++) vn_aligned_free(b.in[i].tensor.data);
-    vn_model_destroy(m);
-    return rc;
+    return bench_compiled(m, threads, iters);
+}
+
+/* An offline model: loaded (timed) instead of compiled; its shapes are fixed. */
+static int bench_vnm(const char *path, vn_device *dev, int32_t threads, int32_t iters)
+{
+    vn_model *m = NULL;
+    if (vn_model_load(path, dev, &m) != VN_OK)
+        return (fprintf(stderr, "vinci bench: %s\n", vn_last_error()), 1);
+    vn_model_file_info fi;
+    vn_model_stats s;
+    vn_model_file_info_get(m, &fi);
+    vn_model_get_stats(m, &s);
+    printf("load: %.2f ms (re-plan %.2f ms), %d nodes, arena %.2f MiB\n", fi.load_ms, fi.replan_ms,
+           (int)s.nodes_after, (double)s.arena_bytes / 1048576.0);
+    return bench_compiled(m, threads, iters);
+}
+
+static bool is_vnm(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && !strcmp(path + n - 4, ".vnm");
 }
 
 int vn_cmd_bench(int argc, char **argv)
@@ -195,7 +222,8 @@ int vn_cmd_bench(int argc, char **argv)
     }
     if (rc == 0 && !path) rc = usage();
     vn_graph *g = NULL;
-    if (rc == 0 && vn_graph_load_onnx(path, &g) != VN_OK)
+    bool vnm = rc == 0 && is_vnm(path);
+    if (rc == 0 && !vnm && vn_graph_load_onnx(path, &g) != VN_OK)
         rc = (fprintf(stderr, "vinci bench: %s\n", vn_last_error()), 1);
     vn_device *dev = NULL; /* started before the compile timer: not part of compile time */
     if (rc == 0 && vn_device_default(&dev) != VN_OK)
@@ -203,7 +231,7 @@ int vn_cmd_bench(int argc, char **argv)
     vn_compile_options opt = {level, dev, shapes, ns};
     if (rc == 0) {
         printf("model: %s\n", path);
-        rc = bench_model(g, &opt, threads, iters);
+        rc = vnm ? bench_vnm(path, dev, threads, iters) : bench_model(g, &opt, threads, iters);
     }
     vn_graph_destroy(g);
     for (int32_t i = 0; i < ns; i++) free((void *)shapes[i].name);

@@ -1,8 +1,8 @@
 /*
  * cmd_compile.c — `vinci compile model.onnx [-O0|-O1] [--input-shape name:dims]`:
  * compile and report compile time, node counts before and after, what each
- * pass changed and the memory plan. (Writing the .vnm offline model, -o, is
- * a later task; the compiled model is already plain arrays for it.)
+ * pass changed and the memory plan; with -o model.vnm, write the offline
+ * model (src/graph/vnm*.c) that `vinci run / bench / info` load.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +15,8 @@
 
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: vinci compile model.onnx [-O0|-O1|-O2|-O3] [--input-shape name:d0,d1,...]\n");
+    fprintf(stderr, "usage: vinci compile model.onnx [-o model.vnm] [-O0|-O1|-O2|-O3] "
+                    "[--input-shape name:d0,d1,...]\n");
     return 2;
 }
 
@@ -60,7 +60,7 @@ static void print_stats(const vn_model *m)
 
 int vn_cmd_compile(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *out_path = NULL; /* -o: the .vnm offline model */
     vn_input_shape shapes[MAX_SHAPES];
     int32_t ns = 0, level = 1;
     int rc = 0;
@@ -70,8 +70,8 @@ int vn_cmd_compile(int argc, char **argv)
             rc = vn_cli_parse_shape(argv[++i], &shapes[ns]) ? usage() : (ns++, 0);
         else if (s[0] == '-' && s[1] == 'O' && s[2] >= '0' && s[2] <= '3' && !s[3])
             level = s[2] - '0';
-        else if (!strcmp(s, "-o"))
-            rc = (fprintf(stderr, "vinci compile: writing .vnm files is not implemented yet\n"), 2);
+        else if (!strcmp(s, "-o") && i + 1 < argc && !out_path)
+            out_path = argv[++i];
         else if (s[0] != '-' && !path)
             path = s;
         else
@@ -92,6 +92,10 @@ int vn_cmd_compile(int argc, char **argv)
         printf("model: %s\n", path);
         print_stats(m);
     }
+    if (rc == 0 && out_path && vn_model_save(m, out_path) != VN_OK)
+        rc = (fprintf(stderr, "vinci compile: %s\n", vn_last_error()), 1);
+    else if (rc == 0 && out_path)
+        printf("wrote %s\n", out_path);
     vn_model_destroy(m);
     vn_graph_destroy(g);
     for (int32_t i = 0; i < ns; i++) free((void *)shapes[i].name);

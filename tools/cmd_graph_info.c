@@ -94,6 +94,82 @@ static void print_unsupported(const vn_graph *g)
     free(text);
 }
 
+/* ---- .vnm offline models ---------------------------------------------------------- */
+
+static void print_io(const vn_model *m)
+{
+    char buf[160];
+    for (int32_t out = 0; out <= 1; out++) {
+        int32_t n = out ? vn_model_num_outputs(m) : vn_model_num_inputs(m);
+        printf("%s:\n", out ? "outputs" : "inputs");
+        for (int32_t i = 0; i < n; i++) {
+            const char *name;
+            vn_tensor_desc d;
+            if ((out ? vn_model_output : vn_model_input)(m, i, &name, &d) == VN_OK)
+                printf("  %-24s %s\n", name, vn_desc_format(&d, buf, sizeof buf));
+        }
+    }
+}
+
+/* Operator histogram of the nodes that run, by count (then first seen). */
+static void print_op_histogram(const vn_model *m)
+{
+    int32_t n = vn_model_num_nodes(m), kinds = 0;
+    const char **ops = calloc((size_t)n + 1, sizeof *ops);
+    int32_t *counts = calloc((size_t)n + 1, sizeof *counts);
+    for (int32_t i = 0; ops && counts && i < n; i++) {
+        const char *op;
+        vn_model_node(m, i, NULL, &op, NULL);
+        int32_t k = 0;
+        while (k < kinds && strcmp(ops[k], op)) k++;
+        if (k == kinds) ops[kinds++] = op;
+        counts[k]++;
+    }
+    printf("operators (%d nodes):\n", (int)n);
+    for (int32_t done = 0; done < kinds; done++) { /* selection by count: few kinds */
+        int32_t best = -1;
+        for (int32_t k = 0; k < kinds; k++)
+            if (counts[k] > 0 && (best < 0 || counts[k] > counts[best])) best = k;
+        printf("  %6d  %s\n", (int)counts[best], ops[best]);
+        counts[best] = -counts[best];
+    }
+    free(ops);
+    free(counts);
+}
+
+static int vnm_info(const char *path)
+{
+    vn_model *m = NULL;
+    if (vn_model_load(path, NULL, &m) != VN_OK) {
+        fprintf(stderr, "vinci info: %s\n", vn_last_error());
+        return 1;
+    }
+    vn_model_file_info fi;
+    vn_model_stats s;
+    vn_model_file_info_get(m, &fi);
+    vn_model_get_stats(m, &s);
+    printf("model: %s (.vnm version %u, %zu bytes, weights %zu bytes)\n", path,
+           (unsigned)fi.version, fi.file_bytes, fi.weight_bytes);
+    printf("producer: %s %s, compiled from %s\n", fi.producer, fi.producer_version, fi.source);
+    printf("compile options: O%d, precision %s (as compiled: %.2f ms, %d nodes before passes)\n",
+           (int)fi.opt_level, fi.precision ? "reduced" : "as in the model", s.compile_ms,
+           (int)s.nodes_before);
+    print_io(m);
+    print_op_histogram(m);
+    printf("memory plan: arena %zu bytes (activations %zu, %zu in place), workspace %zu bytes, "
+           "constants %zu bytes\n",
+           s.arena_bytes, s.activation_bytes, s.inplace_count, s.workspace_bytes, s.constant_bytes);
+    printf("load: %.3f ms (re-plan %.3f ms)\n", fi.load_ms, fi.replan_ms);
+    vn_model_destroy(m);
+    return 0;
+}
+
+static bool is_vnm(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && !strcmp(path + n - 4, ".vnm");
+}
+
 int vn_cmd_graph_info(int argc, char **argv)
 {
     const char *path = NULL;
@@ -110,6 +186,10 @@ int vn_cmd_graph_info(int argc, char **argv)
             return 2;
         }
         path = argv[i];
+    }
+    if (path && is_vnm(path)) { /* compiled already: the file fixes the shapes */
+        for (int32_t i = 0; i < num_shapes; i++) free((void *)shapes[i].name);
+        return vnm_info(path);
     }
     vn_graph *g = NULL;
     if (vn_graph_load_onnx(path, &g) != VN_OK) {

@@ -1,7 +1,8 @@
 /*
  * cmd_run.c — `vinci run model.onnx --input name=file.npy ... [--output-dir DIR]
  * [--input-shape name:dims] [-O0|-O1]`: compile the model for the inputs'
- * actual shapes (through a per-shape-set cache), run it once and write each
+ * actual shapes and small integer inputs' values (through a cache keyed on
+ * both; see vn_model_compile_specialised), run it once and write each
  * output as DIR/<output name>.npy. Also the helpers run, bench and compile share.
  */
 #include <stdio.h>
@@ -57,8 +58,13 @@ typedef struct run_args {
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: vinci run model.onnx --input name=file.npy ... [--output-dir DIR]\n"
-                    "                 [--input-shape name:d0,d1,...] [-O0|-O1]\n");
+    fprintf(stderr,
+            "usage: vinci run model.onnx|model.vnm --input name=file.npy ... [--output-dir DIR]\n"
+            "                 [--input-shape name:d0,d1,...] [-O0|-O1]\n"
+            "Small integer inputs (i32/i64/bool, at most 1024 values: axes, pads,\n"
+            "shapes) and scalar inputs are compiled in as constants: the model is\n"
+            "specialised to their values.\n"
+            "Exit status: 0 ok, 1 error, 2 usage, 3 unsupported operator or dtype.\n");
     return 2;
 }
 
@@ -155,7 +161,7 @@ static int run_model(const run_args *a, vn_graph *g, vn_tensor *t)
     for (int32_t i = 0; i < a->num_in; i++) in[i] = (vn_named_tensor){a->in_names[i], t[i]};
     double t0 = now_ms();
     vn_status st = vn_model_cache_create(g, &opt, &cache);
-    if (st == VN_OK) st = vn_model_cache_get(cache, shapes, ns, &m);
+    if (st == VN_OK) st = vn_model_cache_get_values(cache, shapes, ns, in, a->num_in, &m);
     double t1 = now_ms();
     if (st == VN_OK) st = vn_model_ctx_create(m, &ctx);
     if (st == VN_OK) st = vn_model_run(m, ctx, in, a->num_in, NULL, 0);
@@ -163,6 +169,7 @@ static int run_model(const run_args *a, vn_graph *g, vn_tensor *t)
     int rc = 1;
     if (st != VN_OK) {
         vn_cli_report_error("run", g);
+        if (st == VN_ERR_UNSUPPORTED || st == VN_ERR_DTYPE) rc = 3;
     } else {
         printf("compiled in %.2f ms (%d nodes), ran in %.3f ms\n", t1 - t0,
                (int)vn_model_num_nodes(m), t2 - t1);
@@ -171,6 +178,39 @@ static int run_model(const run_args *a, vn_graph *g, vn_tensor *t)
     vn_model_ctx_destroy(ctx);
     vn_model_cache_destroy(cache);
     return rc;
+}
+
+/* An offline model: loaded instead of compiled; inputs must have its shapes. */
+static int run_vnm(const run_args *a, vn_tensor *t)
+{
+    vn_model *m = NULL;
+    vn_model_ctx *ctx = NULL;
+    vn_named_tensor in[MAX_IO];
+    for (int32_t i = 0; i < a->num_in; i++) in[i] = (vn_named_tensor){a->in_names[i], t[i]};
+    double t0 = now_ms();
+    vn_status st = vn_model_load(a->model, NULL, &m);
+    double t1 = now_ms();
+    if (st == VN_OK) st = vn_model_ctx_create(m, &ctx);
+    if (st == VN_OK) st = vn_model_run(m, ctx, in, a->num_in, NULL, 0);
+    double t2 = now_ms();
+    int rc = 1;
+    if (st != VN_OK) {
+        fprintf(stderr, "vinci run: %s\n", vn_last_error());
+        if (st == VN_ERR_UNSUPPORTED || st == VN_ERR_DTYPE) rc = 3;
+    } else {
+        printf("loaded in %.2f ms (%d nodes), ran in %.3f ms\n", t1 - t0,
+               (int)vn_model_num_nodes(m), t2 - t1);
+        rc = write_outputs(m, ctx, a->out_dir);
+    }
+    vn_model_ctx_destroy(ctx);
+    vn_model_destroy(m);
+    return rc;
+}
+
+static bool is_vnm(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && !strcmp(path + n - 4, ".vnm");
 }
 
 int vn_cmd_run(int argc, char **argv)
@@ -187,11 +227,13 @@ int vn_cmd_run(int argc, char **argv)
             fprintf(stderr, "vinci run: input '%s': %s\n", a.in_names[loaded], vn_last_error());
             rc = 1;
         }
-    if (rc == 0 && vn_graph_load_onnx(a.model, &g) != VN_OK) {
+    bool vnm = rc == 0 && is_vnm(a.model); /* an offline model: no ONNX, no compile */
+    if (vnm) rc = run_vnm(&a, t);
+    if (rc == 0 && !vnm && vn_graph_load_onnx(a.model, &g) != VN_OK) {
         fprintf(stderr, "vinci run: %s\n", vn_last_error());
         rc = 1;
     }
-    if (rc == 0) rc = run_model(&a, g, t);
+    if (rc == 0 && !vnm) rc = run_model(&a, g, t);
     vn_graph_destroy(g);
     for (int32_t i = 0; i < loaded; i++) vn_aligned_free(t[i].data);
     for (int32_t i = 0; i < a.num_in; i++) free((void *)a.in_names[i]);

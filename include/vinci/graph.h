@@ -135,7 +135,6 @@ vn_status vn_npy_write(const char *path, const vn_tensor *tensor);
 
 typedef struct vn_model vn_model;
 typedef struct vn_model_ctx vn_model_ctx;
-
 typedef struct vn_compile_options {
     int32_t opt_level; /* 0: no passes; 1: folding, dead-node and identity removal (default) */
     vn_device *device; /* NULL: the default device */
@@ -168,6 +167,19 @@ typedef struct vn_model_stats {
  * operator and the shapes involved; an unsupported model lists every
  * unsupported operator at once. The graph is re-inferred, not otherwise changed. */
 vn_status vn_model_compile(vn_graph *graph, const vn_compile_options *options, vn_model **out);
+/* The same, specialised on input values (vn_named_tensor, below): each small
+ * integer input among `values` (i32 / i64 / bool, at most
+ * VN_SPECIALISE_MAX_ELEMS values) and each scalar input becomes a constant
+ * known at plan time, so axes, pads, shapes, Range limits, OneHot depths...
+ * that arrive as graph inputs fold like initializers. The model is correct
+ * only for those values (it still takes the input, and ignores it); other
+ * tensors in `values` are not used. `vinci run` specialises on its input
+ * files; `vinci compile` keeps every input an input. */
+#define VN_SPECIALISE_MAX_ELEMS 1024
+struct vn_named_tensor;
+vn_status vn_model_compile_specialised(vn_graph *graph, const vn_compile_options *options,
+                                       const struct vn_named_tensor *values, int32_t num_values,
+                                       vn_model **out);
 void vn_model_destroy(vn_model *model);
 vn_status vn_model_get_stats(const vn_model *model, vn_model_stats *out);
 
@@ -216,8 +228,45 @@ vn_status vn_model_cache_create(vn_graph *graph, const vn_compile_options *optio
 /* The model for these shapes (options' shapes are ignored); owned by the cache. */
 vn_status vn_model_cache_get(vn_model_cache *cache, const vn_input_shape *shapes,
                              int32_t num_shapes, const vn_model **out);
+/* The same, specialised on `values` (as vn_model_compile_specialised): the
+ * specialisable inputs' values are part of the key, next to the shapes. */
+vn_status vn_model_cache_get_values(vn_model_cache *cache, const vn_input_shape *shapes,
+                                    int32_t num_shapes, const vn_named_tensor *values,
+                                    int32_t num_values, const vn_model **out);
 int32_t vn_model_cache_size(const vn_model_cache *cache);
 void vn_model_cache_destroy(vn_model_cache *cache);
+
+/* ---- offline models (.vnm) ------------------------------------------------------ *
+ * A compiled model written to a file and loaded without the ONNX model or the
+ * compiler's passes (the ATC .om of CANN):
+ *
+ *     vn_model_save(m, "model.vnm");                     // later, elsewhere:
+ *     vn_model *m2;  vn_model_load("model.vnm", NULL, &m2);
+ *
+ * The file holds the values, nodes, attributes, raw weights and the memory
+ * plan; loading maps it read-only (weights are used in place), checks it as
+ * untrusted input (a corrupt file gets VN_ERR_FORMAT naming the byte offset
+ * and what is wrong; an operator this vinci lacks, or whose arity changed,
+ * VN_ERR_UNSUPPORTED / VN_ERR_FORMAT naming the node) and re-plans every
+ * node. A loaded model owns its file mapping and needs no graph. Runs give
+ * bit-identical results to the model that was saved. */
+vn_status vn_model_save(const vn_model *model, const char *path);
+/* `device` NULL: the default device. */
+vn_status vn_model_load(const char *path, vn_device *device, vn_model **out);
+
+/* What a loaded model's file says (VN_ERR_STATE for a model compiled here). */
+typedef struct vn_model_file_info {
+    uint32_t version; /* format version */
+    size_t file_bytes, weight_bytes;
+    const char *producer, *producer_version, *source; /* source: the model it was compiled from */
+    int32_t opt_level, precision;
+    double load_ms, replan_ms; /* the whole load; the share re-planning took */
+} vn_model_file_info;
+vn_status vn_model_file_info_get(const vn_model *model, vn_model_file_info *out);
+
+/* Node `index` (execution order) of a compiled or loaded model. */
+vn_status vn_model_node(const vn_model *model, int32_t index, const char **name,
+                        const char **op_type, const char **domain);
 
 #ifdef __cplusplus
 }

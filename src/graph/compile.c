@@ -85,6 +85,13 @@ static vn_status compile(vn_model *m, int32_t level)
 
 vn_status vn_model_compile(vn_graph *graph, const vn_compile_options *options, vn_model **out)
 {
+    return vn_model_compile_specialised(graph, options, NULL, 0, out);
+}
+
+vn_status vn_model_compile_specialised(vn_graph *graph, const vn_compile_options *options,
+                                       const vn_named_tensor *values, int32_t num_values,
+                                       vn_model **out)
+{
     if (!graph || !out) return vn_error(VN_ERR_INVALID_ARG, W, "graph or out is NULL");
     *out = NULL;
     vn_compile_options opt = options ? *options : (vn_compile_options){1, NULL, NULL, 0};
@@ -96,7 +103,9 @@ vn_status vn_model_compile(vn_graph *graph, const vn_compile_options *options, v
     double t0 = now_ms();
     vn_status st = vn_graph_check_supported(graph);
     vn_model *m = NULL;
-    if (st == VN_OK) st = vn_cg_build(graph, &opt, &m);
+    if (num_values < 0 || (num_values > 0 && !values))
+        return vn_error(VN_ERR_INVALID_ARG, W, "%d values at NULL", (int)num_values);
+    if (st == VN_OK) st = vn_cg_build_specialised(graph, &opt, (vn_cg_values){values, num_values}, &m);
     if (st != VN_OK) return st;
     m->stats.nodes_before = graph->main->num_nodes;
     m->stats.opt_level = opt.opt_level;
@@ -118,6 +127,7 @@ void vn_model_destroy(vn_model *m)
         vn_cnode *n = &m->nodes[i];
         if (n->plan_data && n->def && n->def->plan_free) n->def->plan_free(n->plan_data);
     }
+    if (m->release) m->release(m->release_arg); /* plans may point into the mapping */
     vn_gmem_free(&m->mem);
     free(m);
 }

@@ -90,13 +90,27 @@ struct vn_model {
     size_t arena_bytes, workspace_bytes;
     int32_t max_io; /* most inputs or outputs of one node */
     vn_model_stats stats;
+    /* A model loaded from a .vnm file (vnm_*.c) borrows the file's mapping;
+     * vn_model_destroy calls release(release_arg) after freeing the plans. */
+    void (*release)(void *arg);
+    void *release_arg;
 };
 
 /* ---- building (compile_build.c) ------------------------------------------------- */
 /* A model under construction from the graph's main body: inputs bound to
  * `shapes`, constants known, nodes copied in topological order (Constant
  * nodes become constant values). No inference yet. */
+typedef struct vn_cg_values {
+    const vn_named_tensor *v; /* inputs to specialise on (vn_model_compile_specialised) */
+    int32_t n;
+} vn_cg_values;
 vn_status vn_cg_build(vn_graph *g, const vn_compile_options *opt, vn_model **out);
+/* The same, with `values`' small integer inputs made constants (a new
+ * constant value takes over every read; the input stays). */
+vn_status vn_cg_build_specialised(vn_graph *g, const vn_compile_options *opt, vn_cg_values values,
+                                  vn_model **out);
+/* Whether compiles specialise on input tensor t (vn_model_compile_specialised). */
+bool vn_cg_specialisable(const vn_tensor *t);
 /* Add an anonymous or named value; returns its index or -1. */
 int32_t vn_cg_add_value(vn_model *m, const char *name, int32_t kind);
 /* "node 'n' (Op)" / "node #3 (Op)". */

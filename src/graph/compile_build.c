@@ -185,7 +185,60 @@ static vn_status build(builder *bd)
     return st;
 }
 
+bool vn_cg_specialisable(const vn_tensor *t)
+{
+    int64_t n = vn_desc_numel(&t->desc);
+    vn_dtype d = t->desc.dtype;
+    bool integral = d == VN_I64 || d == VN_I32 || d == VN_BOOL;
+    return (integral || t->desc.rank == 0) && n >= 0 && n <= VN_SPECIALISE_MAX_ELEMS &&
+           (t->data || n == 0);
+}
+
+static bool same_desc(const vn_tensor_desc *a, const vn_tensor_desc *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank) return false;
+    for (int32_t d = 0; d < a->rank && d < VN_MAX_RANK; d++)
+        if (a->dims[d] != b->dims[d]) return false;
+    return true;
+}
+
+/* Input k read as the constant t: a new constant value takes over every read
+ * (the input itself stays, so the run's signature does not change). */
+static vn_status specialise_input(vn_model *m, int32_t k, const vn_tensor *t)
+{
+    int32_t v = m->inputs[k];
+    char a[160], b[160];
+    if (!same_desc(&m->values[v].desc, &t->desc))
+        return vn_error(VN_ERR_SHAPE, W, "%s: input '%s': value given as %s, bound as %s",
+                        m->name, m->values[v].name, vn_desc_format(&t->desc, a, sizeof a),
+                        vn_desc_format(&m->values[v].desc, b, sizeof b));
+    int32_t c = vn_cg_add_value(m, m->values[v].name, VN_CV_CONST);
+    if (c < 0) return VN_ERR_OUT_OF_MEMORY;
+    vn_status st = vn_cg_set_const(m, c, &t->desc, t->data);
+    if (st == VN_OK) vn_cg_replace_uses(m, v, c);
+    return st;
+}
+
+static vn_status specialise(vn_model *m, vn_cg_values values)
+{
+    vn_status st = VN_OK;
+    for (int32_t i = 0; i < values.n && st == VN_OK; i++) {
+        const vn_named_tensor *t = &values.v[i];
+        if (!t->name || !vn_cg_specialisable(&t->tensor)) continue;
+        for (int32_t k = 0; k < m->num_inputs && st == VN_OK; k++)
+            if (!strcmp(m->values[m->inputs[k]].name, t->name))
+                st = specialise_input(m, k, &t->tensor);
+    }
+    return st;
+}
+
 vn_status vn_cg_build(vn_graph *g, const vn_compile_options *opt, vn_model **out)
+{
+    return vn_cg_build_specialised(g, opt, (vn_cg_values){NULL, 0}, out);
+}
+
+vn_status vn_cg_build_specialised(vn_graph *g, const vn_compile_options *opt, vn_cg_values values,
+                                  vn_model **out)
 {
     *out = NULL;
     vn_status st = vn_infer_bind_inputs(g, opt->shapes, opt->num_shapes);
@@ -202,6 +255,7 @@ vn_status vn_cg_build(vn_graph *g, const vn_compile_options *opt, vn_model **out
     m->device = opt->device;
     if (!m->device) st = vn_device_default(&m->device);
     if (st == VN_OK) st = build(&bd);
+    if (st == VN_OK) st = specialise(m, values);
     free(bd.map);
     if (st != VN_OK) {
         vn_model_destroy(m);

@@ -2,7 +2,8 @@
  * compile_cache.c — one compiled model per input-shape set, compiled on first
  * use. The shapes the caller gives determine every other input's shape (the
  * rest are declared or bound through symbols), so the given set, compared
- * by name regardless of order, is the key.
+ * by name regardless of order, is the key; with vn_model_cache_get_values
+ * the specialisable inputs' values (vn_cg_specialisable) are part of it too.
  *
  * Invariant: entries are only appended, and a model is never freed before
  * the cache, so a returned model stays valid. `lock` serialises compiles
@@ -17,8 +18,16 @@
 typedef struct entry {
     vn_input_shape *shapes; /* names owned by the entry */
     int32_t num_shapes;
+    vn_named_tensor *values; /* specialised inputs: names and data owned */
+    int32_t num_values;
     vn_model *model;
 } entry;
+
+/* The values a compile specialises on, in the caller's order. */
+typedef struct key_values {
+    const vn_named_tensor *v;
+    int32_t n;
+} key_values;
 
 struct vn_model_cache {
     vn_graph *graph;
@@ -52,9 +61,40 @@ static bool same_shape(const vn_input_shape *a, const vn_input_shape *b)
     return true;
 }
 
-static bool matches(const entry *e, const vn_input_shape *s, int32_t n)
+static bool same_value(const vn_named_tensor *a, const vn_named_tensor *b)
 {
-    if (e->num_shapes != n) return false;
+    const vn_tensor_desc *x = &a->tensor.desc, *y = &b->tensor.desc;
+    if (strcmp(a->name, b->name) || x->dtype != y->dtype || x->rank != y->rank) return false;
+    for (int32_t d = 0; d < x->rank && d < VN_MAX_RANK; d++)
+        if (x->dims[d] != y->dims[d]) return false;
+    size_t bytes = (size_t)vn_desc_numel(x) * vn_dtype_size(x->dtype);
+    return !bytes || !memcmp(a->tensor.data, b->tensor.data, bytes);
+}
+
+static int32_t count_specialisable(key_values k)
+{
+    int32_t n = 0;
+    for (int32_t i = 0; i < k.n; i++)
+        n += k.v[i].name && vn_cg_specialisable(&k.v[i].tensor);
+    return n;
+}
+
+static bool values_match(const entry *e, key_values k)
+{
+    if (count_specialisable(k) != e->num_values) return false;
+    for (int32_t i = 0; i < k.n; i++) {
+        if (!k.v[i].name || !vn_cg_specialisable(&k.v[i].tensor)) continue;
+        bool found = false;
+        for (int32_t j = 0; j < e->num_values && !found; j++)
+            found = same_value(&e->values[j], &k.v[i]);
+        if (!found) return false;
+    }
+    return true;
+}
+
+static bool matches(const entry *e, const vn_input_shape *s, int32_t n, key_values k)
+{
+    if (e->num_shapes != n || !values_match(e, k)) return false;
     for (int32_t i = 0; i < n; i++) {
         bool found = false;
         for (int32_t j = 0; j < n && !found; j++)
@@ -64,7 +104,41 @@ static bool matches(const entry *e, const vn_input_shape *s, int32_t n)
     return true;
 }
 
-static vn_status add_entry(vn_model_cache *c, const vn_input_shape *s, int32_t n, vn_model *m)
+static void free_values(vn_named_tensor *v, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        free((void *)v[i].name);
+        free(v[i].tensor.data);
+    }
+    free(v);
+}
+
+/* Owned copies of the specialisable values of k. */
+static vn_status copy_values(key_values k, vn_named_tensor **out, int32_t *count)
+{
+    vn_named_tensor *v = calloc((size_t)count_specialisable(k) + 1, sizeof *v);
+    int32_t n = 0;
+    for (int32_t i = 0; v && i < k.n; i++) {
+        if (!k.v[i].name || !vn_cg_specialisable(&k.v[i].tensor)) continue;
+        const vn_tensor *t = &k.v[i].tensor;
+        size_t bytes = (size_t)vn_desc_numel(&t->desc) * vn_dtype_size(t->desc.dtype);
+        v[n] = (vn_named_tensor){strdup(k.v[i].name), {t->desc, malloc(bytes + 1)}};
+        bool ok = v[n].name && v[n].tensor.data;
+        n++;
+        if (!ok) {
+            free_values(v, n);
+            return VN_ERR_OUT_OF_MEMORY;
+        }
+        if (bytes) memcpy(v[n - 1].tensor.data, t->data, bytes);
+    }
+    if (!v) return VN_ERR_OUT_OF_MEMORY;
+    *out = v;
+    *count = n;
+    return VN_OK;
+}
+
+static vn_status add_entry(vn_model_cache *c, const vn_input_shape *s, int32_t n, key_values k,
+                           vn_model *m)
 {
     if (c->num_entries == c->cap_entries) {
         int32_t cap = c->cap_entries ? c->cap_entries * 2 : 8;
@@ -85,17 +159,22 @@ static vn_status add_entry(vn_model_cache *c, const vn_input_shape *s, int32_t n
             return VN_ERR_OUT_OF_MEMORY;
         }
     }
+    if (copy_values(k, &e->values, &e->num_values) != VN_OK) {
+        for (int32_t j = 0; j < n; j++) free((void *)e->shapes[j].name);
+        free(e->shapes);
+        return VN_ERR_OUT_OF_MEMORY;
+    }
     e->num_shapes = n;
     e->model = m;
     c->num_entries++;
     return VN_OK;
 }
 
-static vn_status get_locked(vn_model_cache *c, const vn_input_shape *s, int32_t n,
+static vn_status get_locked(vn_model_cache *c, const vn_input_shape *s, int32_t n, key_values k,
                             const vn_model **out)
 {
     for (int32_t i = 0; i < c->num_entries; i++)
-        if (matches(&c->entries[i], s, n)) {
+        if (matches(&c->entries[i], s, n, k)) {
             *out = c->entries[i].model;
             return VN_OK;
         }
@@ -107,9 +186,9 @@ static vn_status get_locked(vn_model_cache *c, const vn_input_shape *s, int32_t 
     o.shapes = s;
     o.num_shapes = n;
     vn_model *m;
-    vn_status st = vn_model_compile(c->graph, &o, &m);
+    vn_status st = vn_model_compile_specialised(c->graph, &o, k.v, k.n, &m);
     if (st != VN_OK) return st;
-    if (add_entry(c, s, n, m) != VN_OK) {
+    if (add_entry(c, s, n, k, m) != VN_OK) {
         vn_model_destroy(m);
         return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_cache_get", "no memory");
     }
@@ -120,10 +199,18 @@ static vn_status get_locked(vn_model_cache *c, const vn_input_shape *s, int32_t 
 vn_status vn_model_cache_get(vn_model_cache *c, const vn_input_shape *shapes, int32_t n,
                              const vn_model **out)
 {
-    if (!c || !out || n < 0 || (n > 0 && !shapes))
+    return vn_model_cache_get_values(c, shapes, n, NULL, 0, out);
+}
+
+vn_status vn_model_cache_get_values(vn_model_cache *c, const vn_input_shape *shapes, int32_t n,
+                                    const vn_named_tensor *values, int32_t num_values,
+                                    const vn_model **out)
+{
+    if (!c || !out || n < 0 || (n > 0 && !shapes) || num_values < 0 ||
+        (num_values > 0 && !values))
         return vn_error(VN_ERR_INVALID_ARG, "vn_model_cache_get", "invalid argument");
     pthread_mutex_lock(&c->lock);
-    vn_status st = get_locked(c, shapes, n, out);
+    vn_status st = get_locked(c, shapes, n, (key_values){values, num_values}, out);
     pthread_mutex_unlock(&c->lock);
     return st;
 }
@@ -140,6 +227,7 @@ void vn_model_cache_destroy(vn_model_cache *c)
         for (int32_t j = 0; j < c->entries[i].num_shapes; j++)
             free((void *)c->entries[i].shapes[j].name);
         free(c->entries[i].shapes);
+        free_values(c->entries[i].values, c->entries[i].num_values);
         vn_model_destroy(c->entries[i].model);
     }
     free(c->entries);

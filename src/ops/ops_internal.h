@@ -37,6 +37,9 @@ const vn_op_def *const *vn_ops_gather_table(int32_t *count);
 const vn_op_def *const *vn_ops_reduce_table(int32_t *count);
 const vn_op_def *const *vn_ops_scatter_table(int32_t *count);
 const vn_op_def *const *vn_ops_misc_table(int32_t *count);
+const vn_op_def *const *vn_ops_loss_table(int32_t *count);
+const vn_op_def *const *vn_ops_attention_table(int32_t *count);
+const vn_op_def *const *vn_ops_norm_misc_table(int32_t *count);
 
 /* ---- tiling arithmetic ------------------------------------------------------ */
 

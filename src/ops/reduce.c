@@ -132,6 +132,7 @@ static const reduce_def defs[] = {
     RED("ReduceL1", VN_RK_L1, 2),
     RED("ReduceL2", VN_RK_L2, 2),
     RED("ReduceLogSumExp", VN_RK_LOGSUMEXP, 2),
+    RED("ReduceLogSum", VN_RK_LOGSUM, 2),
     RED("ReduceSumSquare", VN_RK_SUMSQUARE, 2),
     RED("ArgMax", VN_RK_ARGMAX, 1),
     RED("ArgMin", VN_RK_ARGMIN, 1),

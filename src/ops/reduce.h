@@ -24,7 +24,8 @@ typedef enum vn_reduce_kind {
     VN_RK_LOGSUMEXP,
     VN_RK_SUMSQUARE,
     VN_RK_ARGMAX,
-    VN_RK_ARGMIN
+    VN_RK_ARGMIN,
+    VN_RK_LOGSUM /* log of the sum */
 } vn_reduce_kind;
 
 typedef struct vn_reduce_plan {

@@ -60,7 +60,7 @@ typedef struct acc {
 
 static void acc_init(const vn_reduce_plan *p, acc *s)
 {
-    static const double init[] = {0, 0, -INFINITY, INFINITY, 1, 0, 0, 0, 0, 0, 0};
+    static const double init[] = {0, 0, -INFINITY, INFINITY, 1, 0, 0, 0, 0, 0, 0, 0};
     s->a = init[p->kind];
     s->m = -INFINITY;
     s->arg = 0;
@@ -87,6 +87,7 @@ static void acc_step(const vn_reduce_plan *p, acc *s, double v)
     switch (p->kind) {
     case VN_RK_SUM:
     case VN_RK_MEAN:
+    case VN_RK_LOGSUM:
         s->a += v;
         break;
     case VN_RK_MAX:
@@ -129,6 +130,8 @@ static double acc_final(const vn_reduce_plan *p, const acc *s)
         return s->a / (double)p->R;
     case VN_RK_L2:
         return sqrt(s->a);
+    case VN_RK_LOGSUM:
+        return log(s->a);
     case VN_RK_LOGSUMEXP:
         return s->m == -INFINITY ? s->m : s->m + log(s->a);
     case VN_RK_ARGMAX:

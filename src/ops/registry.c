@@ -31,6 +31,9 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_reduce_table,
     vn_ops_scatter_table,
     vn_ops_misc_table,
+    vn_ops_loss_table,
+    vn_ops_attention_table,
+    vn_ops_norm_misc_table,
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

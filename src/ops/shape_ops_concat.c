@@ -5,8 +5,8 @@
  * elements.
  *
  * Split's output count comes from 'split' (input or attribute) or the
- * 'num_outputs' attribute (opset 18); an equal split into the node's outputs
- * without either is not known to the operator (VN_ERR_UNSUPPORTED).
+ * 'num_outputs' attribute (opset 18); without either, an equal split into
+ * the node's outputs (the graph's internal '_num_outputs' attribute).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +162,8 @@ static vn_status split_sizes(const vn_op_ctx *ctx, const char *where, int32_t *a
         st = vn_so_attr_ints(ctx, where, "split", sizes, MAX_PARTS, n, &given);
     }
     if (st != VN_OK) return st;
+    if (!given && num <= 0) /* before opset 18: as many equal parts as the node has outputs */
+        vn_attrs_int(ctx->attrs, "_num_outputs", 0, &num);
     int64_t dim = x->dims[*axis], sum = 0;
     if (!given && num > 0) { /* opset 18: ceil-sized parts, the last smaller */
         if (num > MAX_PARTS)
@@ -172,8 +174,8 @@ static vn_status split_sizes(const vn_op_ctx *ctx, const char *where, int32_t *a
     }
     if (!given)
         return vn_error(VN_ERR_UNSUPPORTED, where,
-                        "an equal split needs 'split' or 'num_outputs' (the operator does not "
-                        "see the node's output count)");
+                        "an equal split needs 'split', 'num_outputs' or the node's output "
+                        "count (internal attribute '_num_outputs')");
     for (int32_t i = 0; i < *n; i++) {
         if (sizes[i] < 0)
             return vn_error(VN_ERR_INVALID_ARG, where, "split[%d] is negative", (int)i);

@@ -1,21 +1,33 @@
 /*
- * softmax.c — Softmax and LogSoftmax (ONNX opset 13: one axis, default -1),
+ * softmax.c — Softmax and LogSoftmax (ONNX opset 13: one axis, default -1; before 13:
+ * flattened to 2-D at axis, default 1), and Hardmax on the same geometry,
  * planned and run by the softmax kernel over [outer, A, inner].
  */
 #include <stdlib.h>
 
+#include "ops/cast.h"
 #include "ops/softmax.h"
 
 typedef struct softmax_def {
     vn_op_def def;
     bool log;
+    bool hard; /* Hardmax: the same geometry, a one-hot of the first maximum */
 } softmax_def;
+
+/* Before opset 13 the input is flattened to 2-D at `axis` (default 1) and
+ * each row normalised; the graph passes the node's opset as "_opset". */
+static bool old_semantics(const vn_op_ctx *ctx)
+{
+    int64_t opset = 13;
+    vn_attrs_int(ctx->attrs, "_opset", 13, &opset);
+    return opset > 0 && opset < 13;
+}
 
 static vn_status get_axis(const vn_op_ctx *ctx, const char *where, int32_t *axis)
 {
     int32_t rank = ctx->inputs[0].rank;
     int64_t a;
-    if (vn_attrs_int(ctx->attrs, "axis", -1, &a) != VN_OK)
+    if (vn_attrs_int(ctx->attrs, "axis", old_semantics(ctx) ? 1 : -1, &a) != VN_OK)
         return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'axis' must be an int");
     if (rank < 1) return vn_error(VN_ERR_SHAPE, where, "input must have rank >= 1 (got a scalar)");
     if (a < -rank || a >= rank)
@@ -50,7 +62,11 @@ static vn_status softmax_plan(const vn_op_ctx *ctx, const vn_tensor_desc *output
     p->A = x->dims[axis];
     for (int32_t d = 0; d < x->rank; d++)
         if (d != axis) *(d < axis ? &p->outer : &p->inner) *= x->dims[d];
-    st = vn_softmax_plan_build(where, ctx->device, p);
+    if (old_semantics(ctx)) { /* rows of dims[axis:] */
+        p->A *= p->inner;
+        p->inner = 1;
+    }
+    if (!((const softmax_def *)ctx->def)->hard) st = vn_softmax_plan_build(where, ctx->device, p);
     if (st != VN_OK) {
         free(p);
         return st;
@@ -65,24 +81,49 @@ static void softmax_plan_free(void *data)
     free(data);
 }
 
+/* Hardmax is rare and cheap next to what feeds it: a scalar loop. */
+static void hardmax_run(const vn_softmax_plan *p, const void *x, void *y)
+{
+    for (int64_t o = 0; o < p->outer; o++)
+        for (int64_t i = 0; i < p->inner; i++) {
+            int64_t base = o * p->A * p->inner + i, best = 0;
+            double top = 0.0;
+            for (int64_t a = 0; a < p->A; a++) {
+                double v = vn_cast_load_f64(p->dtype, x, base + a * p->inner);
+                if (a == 0 || v > top) {
+                    top = v;
+                    best = a;
+                }
+            }
+            for (int64_t a = 0; a < p->A; a++)
+                vn_cast_store_f64(p->dtype, y, base + a * p->inner, a == best ? 1.0 : 0.0);
+        }
+}
+
 static vn_status softmax_run(const vn_op_run_ctx *ctx)
 {
+    if (((const softmax_def *)ctx->def)->hard) {
+        hardmax_run(ctx->plan, ctx->inputs[0].data, ctx->outputs[0].data);
+        return VN_OK;
+    }
     return vn_softmax_execute(ctx->device, ctx->plan, ctx->inputs[0].data, ctx->outputs[0].data,
                               ctx->counters);
 }
 
-#define SOFTMAX(name, log)                                                                         \
+#define SOFTMAX(name, log, hard)                                                                      \
     {                                                                                              \
         {name,       "", 1, 1, 1, VN_DTYPES_FLOAT, softmax_infer, softmax_plan, softmax_plan_free, \
          softmax_run},                                                                             \
-            log                                                                                    \
+            log, hard                                                                              \
     }
 
-static const softmax_def defs[] = {SOFTMAX("Softmax", false), SOFTMAX("LogSoftmax", true)};
+static const softmax_def defs[] = {SOFTMAX("Softmax", false, false),
+                                   SOFTMAX("LogSoftmax", true, false),
+                                   SOFTMAX("Hardmax", false, true)};
 
 const vn_op_def *const *vn_ops_softmax_table(int32_t *count)
 {
-    static const vn_op_def *const ptrs[] = {&defs[0].def, &defs[1].def};
-    *count = 2;
+    static const vn_op_def *const ptrs[] = {&defs[0].def, &defs[1].def, &defs[2].def};
+    *count = 3;
     return ptrs;
 }

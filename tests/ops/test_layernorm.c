@@ -61,17 +61,25 @@ static double run_norm(const norm_case *c)
     fill(&r, c->dt, x, n, -2, 2, c->offset);
     fill(&r, c->dt, g, h, 0.5, 1.5, 0);
     fill(&r, c->dt, b, h, -0.5, 0.5, 0);
-    vn_attr axis = {.name = "axis", .type = VN_ATTR_INT, .i = c->axis};
-    vn_attrs attrs = {&axis, 1};
+    bool layer = strcmp(c->op, "LayerNormalization") == 0;
+    /* LayerNormalization also makes Mean and InvStdDev when the node names
+     * them (the graph's internal "_num_outputs"): check them too. */
+    vn_attr at[2] = {{.name = "axis", .type = VN_ATTR_INT, .i = c->axis},
+                     {.name = "_num_outputs", .type = VN_ATTR_INT, .i = 3}};
+    vn_attrs attrs = {at, layer ? 2 : 1};
+    float *stats = calloc((size_t)(2 * rows + 2), sizeof *stats);
+    vn_tensor_desc sd = xd;
+    sd.dtype = VN_F32;
+    for (int32_t d = c->axis; d < sd.rank; d++) sd.dims[d] = 1;
     vn_tensor_desc in[3] = {xd, pd, pd};
     vn_op_plan *plan = NULL;
     vn_status st = vn_op_plan_create(c->dev, c->op, in, c->bias ? 3 : 2, &attrs, &plan);
     VT_CHECK(st == VN_OK, "%s plan: %s", c->op, vn_last_error());
     if (st != VN_OK) return INFINITY;
-    vn_tensor ti[3] = {{xd, x}, {pd, g}, {pd, b}}, to = {xd, y};
-    st = vn_op_run(plan, ti, c->bias ? 3 : 2, &to, 1, NULL);
+    vn_tensor ti[3] = {{xd, x}, {pd, g}, {pd, b}};
+    vn_tensor to[3] = {{xd, y}, {sd, stats}, {sd, stats + rows + 1}};
+    st = vn_op_run(plan, ti, c->bias ? 3 : 2, to, layer ? 3 : 1, NULL);
     VT_CHECK(st == VN_OK, "%s run: %s", c->op, vn_last_error());
-    bool layer = strcmp(c->op, "LayerNormalization") == 0;
     double worst = 0;
     for (int64_t row = 0; row < rows && st == VN_OK; row++) {
         double mean = 0, var = 0;
@@ -82,6 +90,12 @@ static double run_norm(const norm_case *c)
             var += d * d;
         }
         double rstd = 1 / sqrt(var / (double)h + 1e-5);
+        if (layer) {
+            VT_CHECK(fabs(stats[row] - mean) <= 1e-4 * (1 + fabs(mean)), "Mean[%lld] %g, want %g",
+                     (long long)row, stats[row], mean);
+            VT_CHECK(fabs(stats[rows + 1 + row] - rstd) <= 1e-4 * rstd,
+                     "InvStdDev[%lld] %g, want %g", (long long)row, stats[rows + 1 + row], rstd);
+        }
         for (int64_t k = 0; k < h; k++) {
             double t = (vt_get(c->dt, x, row * h + k) - mean) * rstd * vt_get(c->dt, g, k);
             double bb = c->bias ? vt_get(c->dt, b, k) : 0, want = t + bb;
@@ -92,7 +106,7 @@ static double run_norm(const norm_case *c)
         }
     }
     vn_op_plan_destroy(plan);
-    free(x), free(y), free(g), free(b);
+    free(x), free(y), free(g), free(b), free(stats);
     return worst;
 }
 
@@ -182,8 +196,10 @@ static void test_empty_and_optional(void)
     VT_OK(vn_op_plan_create(NULL, "LayerNormalization", (vn_tensor_desc[]){x, g, none}, 3, NULL,
                             &plan));
     float gd[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-    vn_tensor in[3] = {{x, NULL}, {g, gd}, {none, NULL}}, out = {x, NULL};
-    VT_OK(vn_op_run(plan, in, 3, &out, 1, NULL));
+    vn_tensor_desc st = vt_desc(VN_F32, 2, (int64_t[]){0, 1}); /* Mean, InvStdDev */
+    vn_tensor in[3] = {{x, NULL}, {g, gd}, {none, NULL}};
+    vn_tensor out[3] = {{x, NULL}, {st, NULL}, {st, NULL}};
+    VT_OK(vn_op_run(plan, in, 3, out, 3, NULL));
     vn_op_plan_destroy(plan);
 }
 

@@ -1,0 +1,52 @@
+/*
+ * vnm_load.h — the .vnm loader's shared state. The loader treats the file as
+ * untrusted: vnm_file.c checks the header, table and hashes; vnm_read.c
+ * turns the records into the model's arrays, checking every offset, size,
+ * count, index and string first; vnm_replan.c re-infers and re-plans every
+ * node and checks the memory plan. Every failure is VN_ERR_FORMAT naming the
+ * byte offset of the field at fault (vn_vnm_bad).
+ */
+#ifndef VINCI_GRAPH_VNM_LOAD_H
+#define VINCI_GRAPH_VNM_LOAD_H
+
+#include "graph/vnm.h"
+
+/* What a loaded model keeps of its file (vn_model.release_arg). */
+typedef struct vnm_file {
+    void *map; /* the mapping (NULL for vn_vnm_load_bytes) */
+    size_t map_size;
+    vn_model_file_info info;
+} vnm_file;
+
+typedef struct vnm_loader {
+    const uint8_t *base;
+    uint64_t size;
+    const char *name;
+    uint64_t off[VNM_SEC_END], len[VNM_SEC_END]; /* per section type */
+    const vnm_meta *meta;
+    const vnm_plan *plan;
+    const vnm_options *options;
+    const int32_t *indices;
+    uint64_t num_indices;
+    vn_model *m;
+    vnm_file *file;
+    uint8_t *produced; /* per value: written by a node already (vnm_replan.c) */
+} vnm_loader;
+
+/* VN_ERR_FORMAT "name: byte N: what". */
+vn_status vn_vnm_bad(const vnm_loader *ld, uint64_t at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* A string reference read from the field at byte `at`. */
+vn_status vn_vnm_string(const vnm_loader *ld, uint32_t ref, uint64_t at, const char **out);
+
+vn_status vn_vnm_check_file(vnm_loader *ld); /* vnm_file.c */
+vn_status vn_vnm_read_model(vnm_loader *ld); /* vnm_read.c */
+vn_status vn_vnm_read_attrs(vnm_loader *ld, const vnm_node *r, uint64_t at,
+                            vn_cnode *n); /* vnm_attrs.c */
+vn_status vn_vnm_replan(vnm_loader *ld);  /* vnm_replan.c */
+
+#endif /* VINCI_GRAPH_VNM_LOAD_H */

@@ -1,0 +1,253 @@
+/*
+ * vnm_write.c — vn_model_save: a compiled model into a .vnm file (vnm.h).
+ *
+ * Each section is built in its own growable buffer, then the file is laid
+ * out as header, table and the sections at 64-byte aligned offsets, sealed
+ * with both hashes and written in one go. Nothing of the model changes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/vnm.h"
+#include "vinci/vinci.h"
+
+#define W       "vn_model_save"
+#define STR2(x) #x
+#define STR(x)  STR2(x)
+#define PRODUCER_VERSION                                                                           \
+    STR(VINCI_VERSION_MAJOR) "." STR(VINCI_VERSION_MINOR) "." STR(VINCI_VERSION_PATCH)
+
+typedef struct buf {
+    uint8_t *p;
+    size_t n, cap;
+    bool failed; /* sticky: out of memory once, every later put is a no-op */
+} buf;
+
+typedef struct writer {
+    const vn_model *m;
+    buf sec[VNM_SEC_END];
+} writer;
+
+static size_t align_up(size_t x, size_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* Append `n` bytes (zeros when data is NULL) at an `align`-aligned offset;
+ * returns that offset. */
+static size_t put(buf *b, const void *data, size_t n, size_t align)
+{
+    size_t at = align_up(b->n, align);
+    if (b->failed) return 0;
+    if (at + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < at + n) cap *= 2;
+        uint8_t *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = true;
+            return 0;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memset(b->p + b->n, 0, at - b->n);
+    if (data)
+        memcpy(b->p + at, data, n);
+    else
+        memset(b->p + at, 0, n);
+    b->n = at + n;
+    return at;
+}
+
+static uint32_t str_ref(writer *w, const char *s)
+{
+    if (!s || !s[0]) return VNM_NO_STRING;
+    return (uint32_t)put(&w->sec[VNM_SEC_STRINGS], s, strlen(s) + 1, 1);
+}
+
+static size_t desc_bytes(const vn_tensor_desc *d)
+{
+    int64_t numel = vn_desc_numel(d);
+    return numel > 0 ? (size_t)numel * vn_dtype_size(d->dtype) : 0;
+}
+
+static void put_value(writer *w, const vn_cvalue *v)
+{
+    vnm_value r;
+    memset(&r, 0, sizeof r);
+    r.name = str_ref(w, v->name);
+    r.kind = v->kind;
+    r.dtype = v->known ? (int32_t)v->desc.dtype : 0;
+    r.rank = v->known ? v->desc.rank : -1;
+    for (int32_t d = 0; d < r.rank; d++) r.dims[d] = v->desc.dims[d];
+    r.mem = v->mem;
+    r.io_index = v->io_index;
+    if (v->mem == VN_MEM_ARENA) r.offset = v->offset;
+    if (v->mem == VN_MEM_CONST && v->nbytes && v->data) {
+        r.nbytes = v->nbytes;
+        r.offset = put(&w->sec[VNM_SEC_WEIGHTS], v->data, v->nbytes, VNM_ALIGN);
+    }
+    put(&w->sec[VNM_SEC_VALUES], &r, sizeof r, 8);
+}
+
+static void put_attr(writer *w, const vn_attr *a)
+{
+    vnm_attr r;
+    buf *d = &w->sec[VNM_SEC_ATTRDATA];
+    memset(&r, 0, sizeof r);
+    r.name = str_ref(w, a->name);
+    r.type = (int32_t)a->type;
+    r.i = a->i;
+    r.f = a->f;
+    r.s = str_ref(w, a->s);
+    if (a->type == VN_ATTR_INTS || a->type == VN_ATTR_FLOATS || a->type == VN_ATTR_STRINGS)
+        r.count = a->count > 0 ? a->count : 0;
+    if (a->type == VN_ATTR_INTS) r.data = put(d, a->ints, (size_t)r.count * 8, 8);
+    if (a->type == VN_ATTR_FLOATS) r.data = put(d, a->floats, (size_t)r.count * 4, 8);
+    if (a->type == VN_ATTR_STRINGS) {
+        r.data = put(d, NULL, (size_t)r.count * 4, 8);
+        for (int32_t k = 0; k < r.count && !d->failed; k++) {
+            uint32_t ref = str_ref(w, a->strings[k]);
+            memcpy(d->p + r.data + 4 * (size_t)k, &ref, 4);
+        }
+    }
+    if (a->type == VN_ATTR_TENSOR) { /* no tensor: an empty one (the loader wants data) */
+        vn_tensor_desc desc = a->t ? a->t->desc : (vn_tensor_desc){VN_F32, 1, {0}};
+        r.dtype = (int32_t)desc.dtype;
+        r.rank = desc.rank;
+        for (int32_t k = 0; k < r.rank && k < VN_MAX_RANK; k++) r.dims[k] = desc.dims[k];
+        r.nbytes = desc_bytes(&desc);
+        r.data = put(d, a->t ? a->t->data : NULL, r.nbytes, VNM_ALIGN); /* NULL data: zeros */
+    }
+    put(&w->sec[VNM_SEC_ATTRS], &r, sizeof r, 8);
+}
+
+static void put_node(writer *w, const vn_cnode *n)
+{
+    buf *idx = &w->sec[VNM_SEC_INDICES];
+    vnm_node r = {str_ref(w, n->name),      str_ref(w, n->op_type),
+                  str_ref(w, n->domain),    (uint32_t)n->num_inputs,
+                  (uint32_t)n->num_outputs, (uint32_t)n->num_attrs,
+                  (uint32_t)(idx->n / 4),   (uint32_t)(w->sec[VNM_SEC_ATTRS].n / sizeof(vnm_attr))};
+    put(idx, n->inputs, (size_t)n->num_inputs * 4, 4);
+    put(idx, n->outputs, (size_t)n->num_outputs * 4, 4);
+    for (int32_t k = 0; k < n->num_attrs; k++) put_attr(w, &n->attrs[k]);
+    put(&w->sec[VNM_SEC_NODES], &r, sizeof r, 8);
+}
+
+static void put_model(writer *w)
+{
+    const vn_model *m = w->m;
+    const vn_model_stats *s = &m->stats;
+    buf *idx = &w->sec[VNM_SEC_INDICES];
+    put(&w->sec[VNM_SEC_STRINGS], "", 1, 1); /* offset 0 is "" */
+    for (int32_t v = 0; v < m->num_values; v++) put_value(w, &m->values[v]);
+    for (int32_t i = 0; i < m->num_nodes; i++) put_node(w, &m->nodes[i]);
+    vnm_meta meta = {str_ref(w, "vinci"),
+                     str_ref(w, PRODUCER_VERSION),
+                     str_ref(w, m->name),
+                     (uint32_t)m->num_inputs,
+                     (uint32_t)m->num_outputs,
+                     (uint32_t)(idx->n / 4),
+                     (uint32_t)(idx->n / 4 + (size_t)m->num_inputs),
+                     0};
+    put(idx, m->inputs, (size_t)m->num_inputs * 4, 4);
+    put(idx, m->outputs, (size_t)m->num_outputs * 4, 4);
+    put(&w->sec[VNM_SEC_META], &meta, sizeof meta, 8);
+    vnm_options opt = {s->opt_level, 0, (uint32_t)m->num_inputs, 0};
+    put(&w->sec[VNM_SEC_OPTIONS], &opt, sizeof opt, 8);
+    for (int32_t i = 0; i < m->num_inputs; i++) { /* the concrete shapes compiled for */
+        const vn_cvalue *v = &m->values[m->inputs[i]];
+        vnm_shape sh = {str_ref(w, v->name), v->desc.rank, {0}};
+        memcpy(sh.dims, v->desc.dims, sizeof sh.dims);
+        put(&w->sec[VNM_SEC_OPTIONS], &sh, sizeof sh, 8);
+    }
+    vnm_plan plan = {m->arena_bytes,    m->workspace_bytes, s->activation_bytes, s->inplace_count,
+                     s->constant_bytes, s->nodes_before,    s->nodes_after,      s->compile_ms};
+    put(&w->sec[VNM_SEC_PLAN], &plan, sizeof plan, 8);
+}
+
+/* Header, table and sections in one image; NULL when out of memory. */
+static uint8_t *layout(writer *w, size_t *size)
+{
+    vnm_section table[VNM_NUM_SECTIONS];
+    size_t at = sizeof(vnm_header) + sizeof table;
+    for (int t = 1; t < VNM_SEC_END; t++) {
+        at = align_up(at, VNM_ALIGN);
+        table[t - 1] = (vnm_section){(uint32_t)t, 0, at, w->sec[t].n};
+        at += w->sec[t].n;
+    }
+    uint8_t *img = calloc(1, at);
+    if (!img) return NULL;
+    vnm_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, VNM_MAGIC, 8);
+    h.version = VNM_VERSION;
+    h.byte_order = VNM_BYTE_ORDER;
+    h.file_size = at;
+    h.num_sections = VNM_NUM_SECTIONS;
+    memcpy(img, &h, sizeof h);
+    memcpy(img + sizeof h, table, sizeof table);
+    for (int t = 1; t < VNM_SEC_END; t++)
+        if (w->sec[t].n) memcpy(img + table[t - 1].offset, w->sec[t].p, w->sec[t].n);
+    vn_vnm_reseal(img, at);
+    *size = at;
+    return img;
+}
+
+static vn_status write_file(const char *path, const uint8_t *img, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return vn_error(VN_ERR_IO, W, "%s: cannot create: %s", path, strerror(errno));
+    bool ok = fwrite(img, 1, size, f) == size;
+    ok &= fclose(f) == 0;
+    if (!ok) {
+        remove(path); /* never leave a truncated model behind */
+        return vn_error(VN_ERR_IO, W, "%s: write failed: %s", path, strerror(errno));
+    }
+    return VN_OK;
+}
+
+/* Internal attributes ("_vinci...") carry addresses: never written (the
+ * loader rejects them). The graph engine gives constants as input data. */
+static vn_status check_attrs(const vn_model *m)
+{
+    for (int32_t i = 0; i < m->num_nodes; i++)
+        for (int32_t k = 0; k < m->nodes[i].num_attrs; k++) {
+            const char *name = m->nodes[i].attrs[k].name;
+            if (name && !strncmp(name, "_vinci", 6)) {
+                char label[256];
+                return vn_error(VN_ERR_UNSUPPORTED, W, "%s: %s: attribute '%s' is an address",
+                                m->name, vn_cg_label(m, i, label, sizeof label), name);
+            }
+        }
+    return VN_OK;
+}
+
+vn_status vn_model_save(const vn_model *m, const char *path)
+{
+    if (!m || !path) return vn_error(VN_ERR_INVALID_ARG, W, "model or path is NULL");
+    if (!m->final) return vn_error(VN_ERR_STATE, W, "%s: not compiled", m->name);
+    vn_status ok = check_attrs(m);
+    if (ok != VN_OK) return ok;
+    writer w;
+    memset(&w, 0, sizeof w);
+    w.m = m;
+    put_model(&w);
+    bool failed = false;
+    for (int t = 1; t < VNM_SEC_END; t++) failed |= w.sec[t].failed;
+    /* string references and indices are u32 in the format */
+    if (w.sec[VNM_SEC_STRINGS].n > UINT32_MAX || w.sec[VNM_SEC_INDICES].n / 4 > UINT32_MAX) {
+        for (int t = 1; t < VNM_SEC_END; t++) free(w.sec[t].p);
+        return vn_error(VN_ERR_UNSUPPORTED, W, "%s: too many strings or indices for .vnm", path);
+    }
+    size_t size = 0;
+    uint8_t *img = failed ? NULL : layout(&w, &size);
+    for (int t = 1; t < VNM_SEC_END; t++) free(w.sec[t].p);
+    if (!img) return vn_error(VN_ERR_OUT_OF_MEMORY, W, "%s: no memory for the file image", path);
+    vn_status st = write_file(path, img, size);
+    free(img);
+    return st;
+}
