@@ -18,6 +18,7 @@ int vn_cmd_graph_info(int argc, char **argv); /* `vinci info model.onnx` */
 int vn_cmd_run(int argc, char **argv);        /* `vinci run model.onnx --input x=a.npy` */
 int vn_cmd_bench(int argc, char **argv);      /* `vinci bench model.onnx` */
 int vn_cmd_compile(int argc, char **argv);    /* `vinci compile model.onnx -O1` */
+int vn_cmd_profile(int argc, char **argv);    /* `vinci profile model.onnx --out DIR` */
 
 /* Shared by run, bench and compile (tools/cmd_run.c). */
 struct vn_input_shape;

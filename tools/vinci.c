@@ -18,6 +18,7 @@ static const vn_cli_command commands[] = {
      vn_cmd_compile},
     {"run", "run a model on .npy inputs and write its outputs as .npy", vn_cmd_run},
     {"bench", "time a model on random inputs (latency, throughput, compile time)", vn_cmd_bench},
+    {"profile", "profile a model: per-node times, counters, roofline bound, trace", vn_cmd_profile},
 };
 enum { NUM_COMMANDS = sizeof commands / sizeof commands[0] };
 

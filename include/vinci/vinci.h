@@ -22,6 +22,7 @@
 #include "vinci/gemm.h"
 #include "vinci/ops.h"
 #include "vinci/graph.h"
+#include "vinci/profile.h"
 
 #define VINCI_VERSION_MAJOR 0
 #define VINCI_VERSION_MINOR 1

@@ -105,7 +105,8 @@ vn_status vn_model_compile_specialised(vn_graph *graph, const vn_compile_options
     vn_model *m = NULL;
     if (num_values < 0 || (num_values > 0 && !values))
         return vn_error(VN_ERR_INVALID_ARG, W, "%d values at NULL", (int)num_values);
-    if (st == VN_OK) st = vn_cg_build_specialised(graph, &opt, (vn_cg_values){values, num_values}, &m);
+    if (st == VN_OK)
+        st = vn_cg_build_specialised(graph, &opt, (vn_cg_values){values, num_values}, &m);
     if (st != VN_OK) return st;
     m->stats.nodes_before = graph->main->num_nodes;
     m->stats.opt_level = opt.opt_level;

@@ -209,8 +209,8 @@ static vn_status specialise_input(vn_model *m, int32_t k, const vn_tensor *t)
     int32_t v = m->inputs[k];
     char a[160], b[160];
     if (!same_desc(&m->values[v].desc, &t->desc))
-        return vn_error(VN_ERR_SHAPE, W, "%s: input '%s': value given as %s, bound as %s",
-                        m->name, m->values[v].name, vn_desc_format(&t->desc, a, sizeof a),
+        return vn_error(VN_ERR_SHAPE, W, "%s: input '%s': value given as %s, bound as %s", m->name,
+                        m->values[v].name, vn_desc_format(&t->desc, a, sizeof a),
                         vn_desc_format(&m->values[v].desc, b, sizeof b));
     int32_t c = vn_cg_add_value(m, m->values[v].name, VN_CV_CONST);
     if (c < 0) return VN_ERR_OUT_OF_MEMORY;

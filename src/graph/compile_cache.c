@@ -74,8 +74,7 @@ static bool same_value(const vn_named_tensor *a, const vn_named_tensor *b)
 static int32_t count_specialisable(key_values k)
 {
     int32_t n = 0;
-    for (int32_t i = 0; i < k.n; i++)
-        n += k.v[i].name && vn_cg_specialisable(&k.v[i].tensor);
+    for (int32_t i = 0; i < k.n; i++) n += k.v[i].name && vn_cg_specialisable(&k.v[i].tensor);
     return n;
 }
 
@@ -206,8 +205,7 @@ vn_status vn_model_cache_get_values(vn_model_cache *c, const vn_input_shape *sha
                                     const vn_named_tensor *values, int32_t num_values,
                                     const vn_model **out)
 {
-    if (!c || !out || n < 0 || (n > 0 && !shapes) || num_values < 0 ||
-        (num_values > 0 && !values))
+    if (!c || !out || n < 0 || (n > 0 && !shapes) || num_values < 0 || (num_values > 0 && !values))
         return vn_error(VN_ERR_INVALID_ARG, "vn_model_cache_get", "invalid argument");
     pthread_mutex_lock(&c->lock);
     vn_status st = get_locked(c, shapes, n, (key_values){values, num_values}, out);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "graph/exec.h"
+#include "profile/hook.h"
 
 static void *alloc_zero(size_t bytes)
 {
@@ -213,7 +214,12 @@ static vn_status run_node(const vn_model *m, vn_model_ctx *c, int32_t i)
     if (!any) return VN_OK;
     vn_op_run_ctx rc = {n->def,   m->device,      n->plan_data, c->in_t, n->num_inputs,
                         c->out_t, n->num_outputs, c->workspace, NULL};
+    /* Profiling (src/profile): off, one pointer test; on, time and count the node. */
+    vn_prof_hook *prof = vn_prof_hook_get();
+    vn_kernel_counters kc = {0};
+    int64_t t0 = prof ? (rc.counters = &kc, prof->node_begin(prof, m, i)) : 0;
     vn_status st = n->def->run(&rc);
+    if (prof) prof->node_end(prof, m, i, t0, &kc);
     if (st == VN_OK) return VN_OK;
     char label[256], why[700];
     snprintf(why, sizeof why, "%s", vn_last_error());

@@ -84,7 +84,8 @@ vn_status vn_ir_registry_attrs(vn_graph *g, vn_gnode *n)
         };
     }
     if (wants(n, opset_ops))
-        n->reg_attrs[n->num_reg_attrs++] = (vn_attr){.name = "_opset", .type = VN_ATTR_INT, .i = n->opset};
+        n->reg_attrs[n->num_reg_attrs++] =
+            (vn_attr){.name = "_opset", .type = VN_ATTR_INT, .i = n->opset};
     if (wants(n, count_ops))
         n->reg_attrs[n->num_reg_attrs++] =
             (vn_attr){.name = "_num_outputs", .type = VN_ATTR_INT, .i = n->num_outputs};

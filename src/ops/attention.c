@@ -58,7 +58,8 @@ static vn_status geometry(const vn_op_ctx *ctx, const char *where, att_geom *g)
                             "3-D inputs need q_num_heads / kv_num_heads dividing the hidden sizes");
         g->Hq = hq, g->Hkv = hkv, g->Sq = q->dims[1], g->Skv = k->dims[1];
         g->Dk = k->dims[2] / hkv, g->Dv = v->dims[2] / hkv;
-        if (q->dims[2] / hq != g->Dk) return vn_error(VN_ERR_SHAPE, where, "Q and K head sizes differ");
+        if (q->dims[2] / hq != g->Dk)
+            return vn_error(VN_ERR_SHAPE, where, "Q and K head sizes differ");
     } else {
         g->Hq = q->dims[1], g->Hkv = k->dims[1], g->Sq = q->dims[2], g->Skv = k->dims[2];
         g->Dk = k->dims[3], g->Dv = v->dims[3];
@@ -159,8 +160,10 @@ static double mask_bias(const att_plan *p, const void *mask, const void *nonpad,
     if (p->has_mask) {
         const int64_t *md = p->mask_dims;
         if (j >= md[3]) return -INFINITY; /* padded */
-        int64_t idx = (((md[0] > 1 ? b : 0) * md[1] + (md[1] > 1 ? h : 0)) * md[2] +
-                       (md[2] > 1 ? i : 0)) * md[3] + j;
+        int64_t idx =
+            (((md[0] > 1 ? b : 0) * md[1] + (md[1] > 1 ? h : 0)) * md[2] + (md[2] > 1 ? i : 0)) *
+                md[3] +
+            j;
         if (p->mask_dt == VN_BOOL)
             bias = ((const uint8_t *)mask)[idx] ? 0.0 : -INFINITY;
         else
@@ -225,8 +228,8 @@ static vn_status att_run(const vn_op_run_ctx *ctx)
     return VN_OK;
 }
 
-static const vn_op_def def = {"Attention", "", 3, 7, 4, VN_DTYPES_FLOAT, att_infer, att_plan_fn,
-                              free, att_run};
+static const vn_op_def def = {"Attention",     "",        3,           7,    4,
+                              VN_DTYPES_FLOAT, att_infer, att_plan_fn, free, att_run};
 
 const vn_op_def *const *vn_ops_attention_table(int32_t *count)
 {

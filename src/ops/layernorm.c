@@ -151,9 +151,9 @@ static vn_status norm_run(const vn_op_run_ctx *ctx)
                               ctx->outputs[0].data, ctx->counters);
 }
 
-#define NORM(name, domain, max_in, nout, mode)                                                    \
+#define NORM(name, domain, max_in, nout, mode)                                                     \
     {                                                                                              \
-        {name,      domain,         2,         max_in, nout, VN_DTYPES_FLOAT, norm_infer,          \
+        {name,      domain,         2,       max_in, nout, VN_DTYPES_FLOAT, norm_infer,            \
          norm_plan, norm_plan_free, norm_run},                                                     \
             mode                                                                                   \
     }

@@ -109,8 +109,10 @@ static vn_status loss_plan_fn(const vn_op_ctx *ctx, const vn_tensor_desc *output
 static double log_norm(const loss_plan *p, const void *x, int64_t base, void *lp)
 {
     double mx = -INFINITY, sum = 0.0;
-    for (int64_t c = 0; c < p->C; c++) mx = fmax(mx, vn_cast_load_f64(p->dtype, x, base + c * p->D));
-    for (int64_t c = 0; c < p->C; c++) sum += exp(vn_cast_load_f64(p->dtype, x, base + c * p->D) - mx);
+    for (int64_t c = 0; c < p->C; c++)
+        mx = fmax(mx, vn_cast_load_f64(p->dtype, x, base + c * p->D));
+    for (int64_t c = 0; c < p->C; c++)
+        sum += exp(vn_cast_load_f64(p->dtype, x, base + c * p->D) - mx);
     double z = log(sum) + mx;
     for (int64_t c = 0; lp && c < p->C; c++)
         vn_cast_store_f64(p->dtype, lp, base + c * p->D,

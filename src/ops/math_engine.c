@@ -10,6 +10,20 @@
 
 #define CHUNK 1024
 
+/* PRelu's slope [C] on X [N, C, d...] where numpy broadcasting cannot apply
+ * (C differs from X's last dim): the per-channel slope of PRelu before opset 7
+ * and of exporters relying on it, read as [C, 1, ...] (same bytes). */
+static void prelu_channel_slope(const vn_op_ctx *ctx, vn_tensor_desc *descs, int32_t n)
+{
+    const vn_tensor_desc *x = &descs[0];
+    vn_tensor_desc *s = &descs[1];
+    if (n != 2 || strcmp(ctx->def->name, "PRelu") || x->rank < 3 || s->rank != 1 ||
+        s->dims[0] != x->dims[1] || s->dims[0] == x->dims[x->rank - 1])
+        return;
+    s->rank = x->rank - 1;
+    for (int32_t d = 1; d < s->rank; d++) s->dims[d] = 1;
+}
+
 /* Inputs present (an omitted optional input has rank -1). */
 static int32_t present(const vn_op_ctx *ctx, int32_t *src, vn_tensor_desc *descs)
 {
@@ -20,6 +34,7 @@ static int32_t present(const vn_op_ctx *ctx, int32_t *src, vn_tensor_desc *descs
         if (descs) descs[n] = ctx->inputs[i];
         n++;
     }
+    if (descs) prelu_channel_slope(ctx, descs, n);
     return n;
 }
 

@@ -40,6 +40,7 @@ const vn_op_def *const *vn_ops_misc_table(int32_t *count);
 const vn_op_def *const *vn_ops_loss_table(int32_t *count);
 const vn_op_def *const *vn_ops_attention_table(int32_t *count);
 const vn_op_def *const *vn_ops_norm_misc_table(int32_t *count);
+const vn_op_def *const *vn_ops_grid_sample_table(int32_t *count);
 
 /* ---- tiling arithmetic ------------------------------------------------------ */
 

@@ -110,7 +110,7 @@ static vn_status softmax_run(const vn_op_run_ctx *ctx)
                               ctx->counters);
 }
 
-#define SOFTMAX(name, log, hard)                                                                      \
+#define SOFTMAX(name, log, hard)                                                                   \
     {                                                                                              \
         {name,       "", 1, 1, 1, VN_DTYPES_FLOAT, softmax_infer, softmax_plan, softmax_plan_free, \
          softmax_run},                                                                             \

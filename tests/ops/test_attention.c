@@ -13,8 +13,7 @@
 /* Y[b,h,i,:] = softmax_j(Q.K^T * scale + bias) V for 4-D f32 inputs, kv heads
  * shared by Hq / Hkv query heads; causal drops keys j > P + i. */
 static void reference(const float *q, const float *k, const float *v, int B, int Hq, int Hkv,
-                      int Sq, int T, int D, int P, bool causal, const unsigned char *mask,
-                      float *y)
+                      int Sq, int T, int D, int P, bool causal, const unsigned char *mask, float *y)
 {
     for (int b = 0; b < B; b++)
         for (int h = 0; h < Hq; h++)
@@ -24,7 +23,8 @@ static void reference(const float *q, const float *k, const float *v, int B, int
                 for (int j = 0; j < T; j++) {
                     double dot = 0;
                     for (int d = 0; d < D; d++)
-                        dot += q[((b * Hq + h) * Sq + i) * D + d] * k[((b * Hkv + kh) * T + j) * D + d];
+                        dot += q[((b * Hq + h) * Sq + i) * D + d] *
+                               k[((b * Hkv + kh) * T + j) * D + d];
                     s[j] = dot / sqrt(D);
                     if ((causal && j > P + i) || (mask && !mask[i * T + j])) s[j] = -INFINITY;
                     mx = fmax(mx, s[j]);
@@ -32,7 +32,8 @@ static void reference(const float *q, const float *k, const float *v, int B, int
                 for (int j = 0; j < T; j++) sum += (s[j] = exp(s[j] - mx));
                 for (int d = 0; d < D; d++) {
                     double acc = 0;
-                    for (int j = 0; j < T; j++) acc += s[j] / sum * v[((b * Hkv + kh) * T + j) * D + d];
+                    for (int j = 0; j < T; j++)
+                        acc += s[j] / sum * v[((b * Hkv + kh) * T + j) * D + d];
                     y[((b * Hq + h) * Sq + i) * D + d] = (float)acc;
                 }
             }
@@ -64,7 +65,7 @@ static void check_4d(int P, bool causal, bool use_mask)
                 vall[o] = t < P ? pv[(h * P + t) * D + d] : v[(h * SKV + t - P) * D + d];
             }
     reference(q, kall, vall, B, HQ, HKV, SQ, T, D, P, causal, use_mask ? mask : NULL, want);
-    vn_tensor_desc in[6] = {{VN_F32, 4, {B, HQ, SQ, D}}, {VN_F32, 4, {B, HKV, SKV, D}},
+    vn_tensor_desc in[6] = {{VN_F32, 4, {B, HQ, SQ, D}},   {VN_F32, 4, {B, HKV, SKV, D}},
                             {VN_F32, 4, {B, HKV, SKV, D}}, {VN_BOOL, 2, {SQ, T}},
                             {VN_F32, 4, {B, HKV, P, D}},   {VN_F32, 4, {B, HKV, P, D}}};
     if (!use_mask) in[3].rank = -1;
@@ -88,8 +89,7 @@ static void check_4d(int P, bool causal, bool use_mask)
     for (int i = 0; i < (int)(sizeof y / sizeof *y); i++)
         VT_CHECK(fabsf(y[i] - want[i]) < 1e-5f, "P %d causal %d mask %d: y[%d] %g, want %g", P,
                  causal, use_mask, i, y[i], want[i]);
-    for (int i = 0; i < HKV * T * D; i++)
-        VT_CHECK(present[i] == kall[i], "present_key[%d]", i);
+    for (int i = 0; i < HKV * T * D; i++) VT_CHECK(present[i] == kall[i], "present_key[%d]", i);
 }
 
 static void test_attention_4d(void)

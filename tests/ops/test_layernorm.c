@@ -17,8 +17,6 @@
 #include "vt.h"
 #include "vt_tensor.h"
 
-
-
 static void fill(vt_rng *r, vn_dtype dt, void *p, int64_t n, double lo, double hi, double offset)
 {
     for (int64_t i = 0; i < n; i++) {
@@ -190,7 +188,8 @@ static void test_other_axes(void)
 
 static void test_empty_and_optional(void)
 {
-    vn_tensor_desc x = vt_desc(VN_F32, 2, (int64_t[]){0, 8}), g = vt_desc(VN_F32, 1, (int64_t[]){8});
+    vn_tensor_desc x = vt_desc(VN_F32, 2, (int64_t[]){0, 8}),
+                   g = vt_desc(VN_F32, 1, (int64_t[]){8});
     vn_tensor_desc none = {VN_F32, -1, {0}};
     vn_op_plan *plan = NULL;
     VT_OK(vn_op_plan_create(NULL, "LayerNormalization", (vn_tensor_desc[]){x, g, none}, 3, NULL,

@@ -1,0 +1,150 @@
+/*
+ * session.c — a profiler: the per-node summary of its model's runs, filled by
+ * the executor's hook (profile/hook.h) while vn_profiler_run runs.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "graph/compile.h"
+#include "profile/profiler.h"
+
+int32_t vn_prof_tid(void)
+{
+    return (int32_t)syscall(SYS_gettid);
+}
+
+/* "f32[1,64];f32[64]" for a node's values. */
+static void format_values(const vn_model *m, const int32_t *v, int32_t n, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int32_t k = 0; k < n && used + 1 < size; k++) {
+        char d[128] = "-";
+        if (v[k] >= 0) vn_desc_format(&m->values[v[k]].desc, d, sizeof d);
+        int w = snprintf(buf + used, size - used, "%s%s", k ? ";" : "", d);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}
+
+/* A node's mean counts per call: 2 FLOPs per multiply-accumulate, 1 per vector element op. */
+static void node_work(vn_profile_node *n)
+{
+    const vn_kernel_counters *c = &n->counters;
+    double calls = (double)(n->calls ? n->calls : 1);
+    n->flops = (2.0 * (double)c->cube_ops + (double)c->vector_elem_ops) / calls;
+    n->bytes = ((double)c->bytes_in + (double)c->bytes_out) / calls;
+}
+
+static int64_t hook_begin(vn_prof_hook *h, const vn_model *m, int32_t node)
+{
+    vn_profiler *p = (vn_profiler *)h;
+    (void)node;
+    /* pthread_self, not gettid: no system call per node. */
+    if (m != p->model || !pthread_equal(pthread_self(), p->runner)) return 0;
+    if (p->perf_open) vn_perf_read(&p->perf, p->hw_begin);
+    return vn_prof_now_ns();
+}
+
+static void add_counters(vn_kernel_counters *s, const vn_kernel_counters *c)
+{
+    s->bytes_in += c->bytes_in;
+    s->bytes_out += c->bytes_out;
+    s->vector_elem_ops += c->vector_elem_ops;
+    s->cube_ops += c->cube_ops;
+    for (int32_t a = 0; a < VN_ARENA_COUNT; a++)
+        if (c->scratch_high_water[a] > s->scratch_high_water[a])
+            s->scratch_high_water[a] = c->scratch_high_water[a];
+    s->wall_ms += c->wall_ms;
+}
+
+static void hook_end(vn_prof_hook *h, const vn_model *m, int32_t node, int64_t t0,
+                     const vn_kernel_counters *c)
+{
+    vn_profiler *p = (vn_profiler *)h;
+    if (m != p->model || t0 == 0 || node < 0 || node >= p->num_nodes) return;
+    int64_t t1 = vn_prof_now_ns();
+    vn_profile_node *n = &p->nodes[node];
+    if (p->perf_open) {
+        int64_t now[VN_HW_COUNT];
+        vn_perf_read(&p->perf, now);
+        for (int32_t k = 0; k < VN_HW_COUNT; k++) n->hw[k] += now[k] - p->hw_begin[k];
+    }
+    double ms = (double)(t1 - t0) / 1e6;
+    n->min_ms = n->calls == 0 || ms < n->min_ms ? ms : n->min_ms;
+    n->max_ms = ms > n->max_ms ? ms : n->max_ms;
+    n->total_ms += ms;
+    n->calls++;
+    add_counters(&n->counters, c);
+    node_work(n);
+    vn_prof_add_slice(p, node, p->runner_tid, t0, t1);
+}
+
+void vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t tid, int64_t t0, int64_t t1)
+{
+    if (p->num_slices == p->cap_slices) {
+        if (p->cap_slices >= VN_PROF_MAX_SLICES) return;
+        int64_t cap = p->cap_slices ? p->cap_slices * 2 : 1024;
+        vn_prof_slice *s = realloc(p->slices, (size_t)cap * sizeof *s);
+        if (!s) return; /* out of memory: the trace stops, the summary goes on */
+        p->slices = s;
+        p->cap_slices = cap;
+    }
+    p->slices[p->num_slices++] = (vn_prof_slice){node, tid, t0, t1};
+}
+
+static vn_status fill_nodes(vn_profiler *p)
+{
+    const vn_model *m = p->model;
+    p->num_nodes = m->num_nodes;
+    p->nodes = calloc((size_t)(m->num_nodes ? m->num_nodes : 1), sizeof *p->nodes);
+    if (!p->nodes) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_profiler_create", "no memory");
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        const vn_cnode *c = &m->nodes[i];
+        vn_profile_node *n = &p->nodes[i];
+        n->name = c->name;
+        n->op_type = c->op_type;
+        format_values(m, c->inputs, c->num_inputs, n->inputs, sizeof n->inputs);
+        format_values(m, c->outputs, c->num_outputs, n->outputs, sizeof n->outputs);
+    }
+    return VN_OK;
+}
+
+static void default_peaks(vn_profiler *p)
+{
+    vn_machine_peaks k;
+    if (p->peak_gflops > 0 && p->peak_gbs > 0) return;
+    if (vn_machine_peaks_get(&k) != VN_OK) return;
+    int t = VN_MACHINE_ALL_THREADS;
+    p->peak_gflops = k.has_avx512 ? k.fp32_gflops[t] : k.fp32_avx2_gflops[t];
+    p->peak_gbs = k.dram_triad_gbs[t];
+}
+
+vn_status vn_profiler_create(const vn_model *model, double peak_gflops, double peak_gbs,
+                             vn_profiler **out)
+{
+    if (!model || !out) return vn_error(VN_ERR_INVALID_ARG, "vn_profiler_create", "NULL argument");
+    vn_profiler *p = calloc(1, sizeof *p);
+    if (!p) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_profiler_create", "no memory");
+    *p = (vn_profiler){.hook = {hook_begin, hook_end}, .model = model};
+    p->peak_gflops = peak_gflops;
+    p->peak_gbs = peak_gbs;
+    for (int32_t k = 0; k < VN_HW_COUNT; k++) p->perf.fd[k] = -1;
+    p->epoch_ns = vn_prof_now_ns();
+    vn_status st = fill_nodes(p);
+    if (st != VN_OK) return (vn_profiler_destroy(p), st);
+    default_peaks(p);
+    *out = p;
+    return VN_OK;
+}
+
+void vn_profiler_destroy(vn_profiler *p)
+{
+    if (!p) return;
+    vn_perf_close(&p->perf);
+    free(p->nodes);
+    free(p->slices);
+    free(p);
+}

@@ -1,0 +1,60 @@
+/*
+ * write_csv.c — op_summary.csv: one row per node, msprof's op summary for
+ * vinci (times in ms, per-call FLOPs and bytes, roofline bound, counters).
+ */
+#include "profile/profiler.h"
+
+static void put_str(FILE *f, const char *s)
+{
+    /* RFC 4180 quoting: shapes hold commas, names may hold anything. */
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputs("\",", f);
+}
+
+static void put_header(FILE *f)
+{
+    fputs("name,op_type,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,bytes,"
+          "gflops,gbs,intensity,bound,roof_fraction",
+          f);
+    for (int32_t k = 0; k < VN_HW_COUNT; k++) fprintf(f, ",%s", vn_hw_counter_name(k));
+    fputc('\n', f);
+}
+
+static void put_row(FILE *f, const vn_profiler *p, const vn_profile_node *n)
+{
+    double avg = n->calls ? n->total_ms / (double)n->calls : 0, frac = 0;
+    double s = avg / 1e3;
+    vn_bound b = vn_prof_node_bound(p, n, &frac);
+    put_str(f, n->name);
+    put_str(f, n->op_type);
+    put_str(f, n->inputs);
+    put_str(f, n->outputs);
+    fprintf(f, "%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.0f,%.0f,%.4f,%.4f,%.4f,%s,%.4f",
+            (long long)n->calls, n->total_ms, avg, n->min_ms, n->max_ms,
+            p->run_ms > 0 ? n->total_ms / p->run_ms : 0, n->flops, n->bytes,
+            s > 0 ? n->flops / s / 1e9 : 0, s > 0 ? n->bytes / s / 1e9 : 0,
+            n->bytes > 0 ? n->flops / n->bytes : 0, vn_bound_name(b), frac);
+    for (int32_t k = 0; k < VN_HW_COUNT; k++) {
+        if (n->hw_supported[k])
+            fprintf(f, ",%lld", (long long)n->hw[k]);
+        else
+            fputs(",unsupported", f);
+    }
+    fputc('\n', f);
+}
+
+vn_status vn_profiler_write_csv(const vn_profiler *p, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return vn_error(VN_ERR_IO, "vn_profiler_write_csv", "cannot write '%s'", path);
+    put_header(f);
+    for (int32_t i = 0; i < p->num_nodes; i++) put_row(f, p, &p->nodes[i]);
+    bool bad = ferror(f) != 0;
+    if (fclose(f) != 0 || bad)
+        return vn_error(VN_ERR_IO, "vn_profiler_write_csv", "error writing '%s'", path);
+    return VN_OK;
+}
