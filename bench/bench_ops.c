@@ -15,16 +15,16 @@
 
 typedef struct bench_cfg {
     int reps;
-    int64_t add_n;           /* Add / ReLU-Add elements */
-    int64_t ln_rows, ln_h;   /* LayerNorm [rows, H] */
+    int64_t add_n;            /* Add / ReLU-Add elements */
+    int64_t ln_rows, ln_h;    /* LayerNorm [rows, H] */
     int64_t sm_rows, sm_cols; /* Softmax */
 } bench_cfg;
 
 /* One planned operator with its buffers, runnable repeatedly. */
 typedef struct bench_op {
     vn_op_plan *plan;
-    vn_tensor in[3], out[1];
-    int n_in;
+    vn_tensor in[3], out[3]; /* out[1..]: optional outputs (LayerNorm's statistics) */
+    int n_in, n_out;
     void *ws;
 } bench_op;
 
@@ -39,8 +39,15 @@ static int bench_op_prepare(bench_op *op, vn_op_plan *plan, void **in_data, int 
     op->plan = plan;
     op->n_in = n_in;
     for (int i = 0; i < n_in; i++) op->in[i].data = in_data[i];
-    op->out[0].desc = *vn_op_plan_output(plan, 0);
-    op->out[0].data = out;
+    op->n_out = vn_op_plan_num_outputs(plan);
+    if (op->n_out < 1 || op->n_out > 3) return -1;
+    for (int i = 0; i < op->n_out; i++) {
+        op->out[i].desc = *vn_op_plan_output(plan, i);
+        size_t bytes =
+            (size_t)vn_desc_numel(&op->out[i].desc) * vn_dtype_size(op->out[i].desc.dtype);
+        op->out[i].data = i == 0 ? out : vn_aligned_alloc(bytes ? bytes : 64, 64);
+        if (!op->out[i].data) return -1;
+    }
     size_t ws = vn_op_plan_workspace(plan);
     op->ws = ws ? vn_aligned_alloc(ws, 64) : NULL;
     return ws && !op->ws ? -1 : 0;
@@ -52,7 +59,7 @@ static double bench_op_time(bench_op *op, int reps)
     double ms[64];
     for (int r = 0; r < reps + 1; r++) {
         double t0 = bench_now_ms();
-        vn_status st = vn_op_run(op->plan, op->in, op->n_in, op->out, 1, op->ws);
+        vn_status st = vn_op_run(op->plan, op->in, op->n_in, op->out, op->n_out, op->ws);
         if (st != VN_OK) {
             fprintf(stderr, "run failed: %s\n", vn_last_error());
             return -1;
@@ -64,6 +71,7 @@ static double bench_op_time(bench_op *op, int reps)
 
 static void bench_op_release(bench_op *op)
 {
+    for (int i = 1; i < op->n_out; i++) vn_aligned_free(op->out[i].data);
     vn_op_plan_destroy(op->plan);
     vn_aligned_free(op->ws);
 }
@@ -113,10 +121,13 @@ static int bench_add_family(vn_device *dev, vn_device *checked_dev, const bench_
     double t_fused = bench_op_time(&fused, cfg->reps);
     int checked_reps = cfg->reps < 3 ? cfg->reps : 3;
     double t_checked = bench_op_time(&add_checked, checked_reps);
+    if (t_add < 0 || t_relu < 0 || t_fused < 0 || t_checked < 0) return -1;
     double gbs = 3.0 * 4.0 * (double)n / (t_add * 1e6);
-    printf("  Add f32 %lld elems        %8.3f ms  %7.1f GB/s  ratio to triad %.2f (target >= 0.9)\n",
-           (long long)n, t_add, gbs, gbs / triad);
-    printf("  ReLU-Add fused            %8.3f ms  vs Add+Relu %.3f ms: speed-up %.2fx (target >= 1.5x)\n",
+    printf(
+        "  Add f32 %lld elems        %8.3f ms  %7.1f GB/s  ratio to triad %.2f (target >= 0.9)\n",
+        (long long)n, t_add, gbs, gbs / triad);
+    printf("  ReLU-Add fused            %8.3f ms  vs Add+Relu %.3f ms: speed-up %.2fx (target >= "
+           "1.5x)\n",
            t_fused, t_add + t_relu, (t_add + t_relu) / t_fused);
     printf("  Add f32, checked mode     %8.3f ms  slowdown %.1fx (must stay <= 20x)\n", t_checked,
            t_checked / t_add);
@@ -148,8 +159,10 @@ static int bench_layernorm(vn_device *dev, const bench_cfg *cfg, double triad)
     bench_op_prepare(&op, p, ins, 3, y);
     for (int i = 0; i < 3; i++) op.in[i].desc = in[i];
     double t = bench_op_time(&op, cfg->reps);
+    if (t < 0) return -1;
     double gbs = 2.0 * 2.0 * (double)n / (t * 1e6);
-    printf("  LayerNorm f16 [8,%lld,%lld]  %8.3f ms  %7.1f GB/s  ratio to triad %.2f (target >= 0.8)\n",
+    printf("  LayerNorm f16 [8,%lld,%lld]  %8.3f ms  %7.1f GB/s  ratio to triad %.2f (target >= "
+           "0.8)\n",
            (long long)(rows / 8), (long long)h, t, gbs, gbs / triad);
     bench_op_release(&op);
     vn_aligned_free(x), vn_aligned_free(y), vn_aligned_free(g), vn_aligned_free(bta);
@@ -171,9 +184,11 @@ static int bench_softmax(vn_device *dev, const bench_cfg *cfg, double triad)
     bench_op_prepare(&op, p, ins, 1, y);
     op.in[0].desc = in[0];
     double t = bench_op_time(&op, cfg->reps);
+    if (t < 0) return -1;
     double gbs = 2.0 * 4.0 * (double)n / (t * 1e6);
-    printf("  Softmax f32 [%lld,%lld]     %8.3f ms  %7.1f GB/s  ratio to triad %.2f (target >= 0.8)\n",
-           (long long)cfg->sm_rows, (long long)cfg->sm_cols, t, gbs, gbs / triad);
+    printf(
+        "  Softmax f32 [%lld,%lld]     %8.3f ms  %7.1f GB/s  ratio to triad %.2f (target >= 0.8)\n",
+        (long long)cfg->sm_rows, (long long)cfg->sm_cols, t, gbs, gbs / triad);
     bench_op_release(&op);
     vn_aligned_free(x), vn_aligned_free(y);
     return 0;

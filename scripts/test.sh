@@ -23,10 +23,11 @@ echo "== job 1c: end-to-end models vs onnxruntime (scripts/check_models.py; fail
 .venv/bin/python scripts/check_models.py --vinci build/vinci --models-dir build/models
 
 echo "== job 2: address + undefined-behaviour sanitizers, unit tests"
+# (test_machine is left out: peak figures measured under ASan mean nothing.)
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVINCI_SANITIZE=address,undefined \
     -DVINCI_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
-(cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j"$jobs" -L unit)
+(cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j"$jobs" -L unit -E test_machine)
 
 echo "== job 3: thread sanitizer, runtime tests (streams, events, callbacks, allocator)"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVINCI_SANITIZE=thread \
