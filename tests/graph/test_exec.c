@@ -6,6 +6,8 @@
  * unsupported-operator report.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 
 #include "onnx_build.h"
 #include "vinci/graph.h"
@@ -231,6 +233,14 @@ static void test_threads(void)
     vn_graph_destroy(g);
 }
 
+static atomic_int hold_open;
+
+static void hold_stream(void *user, vn_status status)
+{
+    (void)user, (void)status;
+    while (!atomic_load(&hold_open)) sched_yield();
+}
+
 static void test_async_streams(void)
 {
     ob mb = ob_sample_model();
@@ -252,11 +262,15 @@ static void test_async_streams(void)
             memset(y[i], 0xff, sizeof y[i]);
             vn_named_tensor in = {"x", {{VN_F32, 2, {ROWS, 4}}, x[i]}};
             vn_named_tensor out = {"y", {{VN_F32, 2, {ROWS, 4}}, y[i]}};
+            /* One pending run per context. A blocking callback holds the stream
+             * so the first run is surely still pending when the second comes
+             * (without it, a fast first run made the check a race). */
+            atomic_store(&hold_open, 0);
+            VT_OK(vn_stream_add_callback(s[i], hold_stream, NULL, true));
             VT_OK(vn_model_run_async(m, ctx[i], s[i], &in, 1, &out, 1));
-            /* one pending run per context */
-            VT_CHECK(vn_model_run_async(m, ctx[i], s[i], &in, 1, &out, 1) == VN_ERR_STATE ||
-                         vn_stream_query(s[i]) == VN_OK,
+            VT_CHECK(vn_model_run_async(m, ctx[i], s[i], &in, 1, &out, 1) == VN_ERR_STATE,
                      "second pending run accepted");
+            atomic_store(&hold_open, 1);
         }
         for (int i = 0; i < N; i++) {
             VT_OK(vn_stream_synchronize(s[i], -1));
