@@ -1,6 +1,6 @@
 /*
  * cmd_bench.c — `vinci bench model.onnx [--threads N] [--iters N]
- * [--input-shape name:dims] [-O0|-O1]`: compile (timed), fill the inputs with
+ * [--input-shape name:dims] [-O0..-O3]`: compile (timed), fill the inputs with
  * random values (floats in [-1, 1), integers in [0, 4), booleans), then N
  * threads each run the model `iters` times with its own context after one
  * warm-up run. Prints per-run latency (median, min, max over all runs) and
@@ -151,7 +151,7 @@ static int run_threads(bench *b, int32_t threads)
 static int usage(void)
 {
     fprintf(stderr, "usage: vinci bench model.onnx|model.vnm [--threads N] [--iters N] "
-                    "[--input-shape name:d0,d1,...] [-O0|-O1]\n");
+                    "[--input-shape name:d0,d1,...] [-O0..-O3]\n");
     return 2;
 }
 
@@ -203,7 +203,8 @@ int vn_cmd_bench(int argc, char **argv)
 {
     const char *path = NULL;
     vn_input_shape shapes[MAX_IO];
-    int32_t ns = 0, threads = 1, iters = 20, level = 1;
+    int32_t ns = 0, threads = 1, iters = 20;
+    int level = VN_CLI_DEFAULT_LEVEL;
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *s = argv[i];
@@ -213,8 +214,8 @@ int vn_cmd_bench(int argc, char **argv)
             rc = (threads = atoi(argv[++i])) >= 1 && threads <= 256 ? 0 : usage();
         else if (!strcmp(s, "--iters") && i + 1 < argc)
             rc = (iters = atoi(argv[++i])) >= 1 && iters <= 10000000 ? 0 : usage();
-        else if (!strcmp(s, "-O0") || !strcmp(s, "-O1"))
-            level = s[2] - '0';
+        else if (vn_cli_parse_level(s, &level))
+            continue;
         else if (s[0] != '-' && !path)
             path = s;
         else

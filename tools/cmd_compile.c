@@ -1,5 +1,5 @@
 /*
- * cmd_compile.c — `vinci compile model.onnx [-O0|-O1] [--input-shape name:dims]`:
+ * cmd_compile.c — `vinci compile model.onnx [-O0..-O3] [--input-shape name:dims]`:
  * compile and report compile time, node counts before and after, what each
  * pass changed and the memory plan; with -o model.vnm, write the offline
  * model (src/graph/vnm*.c) that `vinci run / bench / info` load.
@@ -62,14 +62,15 @@ int vn_cmd_compile(int argc, char **argv)
 {
     const char *path = NULL, *out_path = NULL; /* -o: the .vnm offline model */
     vn_input_shape shapes[MAX_SHAPES];
-    int32_t ns = 0, level = 1;
+    int32_t ns = 0;
+    int level = VN_CLI_DEFAULT_LEVEL;
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "--input-shape") && i + 1 < argc && ns < MAX_SHAPES)
             rc = vn_cli_parse_shape(argv[++i], &shapes[ns]) ? usage() : (ns++, 0);
-        else if (s[0] == '-' && s[1] == 'O' && s[2] >= '0' && s[2] <= '3' && !s[3])
-            level = s[2] - '0';
+        else if (vn_cli_parse_level(s, &level))
+            continue;
         else if (!strcmp(s, "-o") && i + 1 < argc && !out_path)
             out_path = argv[++i];
         else if (s[0] != '-' && !path)

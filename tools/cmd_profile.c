@@ -1,6 +1,6 @@
 /*
  * cmd_profile.c — `vinci profile model.{onnx,vnm} [--iters N] [--out DIR]
- * [--top N] [--peaks GFLOPS,GBS] [--input-shape name:dims] [-O0|-O1]`: run the
+ * [--top N] [--peaks GFLOPS,GBS] [--input-shape name:dims] [-O0..-O3]`: run the
  * model on zero-filled inputs, `iters` times without and then with profiling
  * (three alternating rounds, the profile covers all profiled runs),
  * write DIR/op_summary.csv, DIR/trace.json and DIR/roofline.svg, and print the
@@ -122,13 +122,14 @@ static int profile_model(const vn_model *m, const prof_opts *o)
 static int usage(void)
 {
     fprintf(stderr, "usage: vinci profile model.onnx|model.vnm [--iters N] [--out DIR] [--top N] "
-                    "[--peaks GFLOPS,GBS] [--input-shape name:d0,d1,...] [-O0|-O1]\n");
+                    "[--peaks GFLOPS,GBS] [--input-shape name:d0,d1,...] [-O0..-O3]\n");
     return 2;
 }
 
 static int parse(int argc, char **argv, prof_opts *o)
 {
     int rc = 0;
+    int level = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *s = argv[i];
         bool more = i + 1 < argc;
@@ -142,8 +143,8 @@ static int parse(int argc, char **argv, prof_opts *o)
             o->out = argv[++i];
         else if (!strcmp(s, "--peaks") && more)
             rc = sscanf(argv[++i], "%lf,%lf", &o->gflops, &o->gbs) == 2 ? 0 : usage();
-        else if (!strcmp(s, "-O0") || !strcmp(s, "-O1"))
-            o->level = s[2] - '0';
+        else if (vn_cli_parse_level(s, &level))
+            o->level = level;
         else if (s[0] != '-' && !o->path)
             o->path = s;
         else
@@ -160,7 +161,7 @@ static bool is_vnm(const char *path)
 
 int vn_cmd_profile(int argc, char **argv)
 {
-    prof_opts o = {.out = "profile", .iters = 20, .top = 10, .level = 1};
+    prof_opts o = {.out = "profile", .iters = 20, .top = 10, .level = VN_CLI_DEFAULT_LEVEL};
     int rc = parse(argc, argv, &o);
     vn_graph *g = NULL;
     vn_model *m = NULL;

@@ -1,6 +1,6 @@
 /*
  * cmd_run.c — `vinci run model.onnx --input name=file.npy ... [--output-dir DIR]
- * [--input-shape name:dims] [-O0|-O1]`: compile the model for the inputs'
+ * [--input-shape name:dims] [-O0..-O3]`: compile the model for the inputs'
  * actual shapes and small integer inputs' values (through a cache keyed on
  * both; see vn_model_compile_specialised), run it once and write each
  * output as DIR/<output name>.npy. Also the helpers run, bench and compile share.
@@ -60,7 +60,7 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: vinci run model.onnx|model.vnm --input name=file.npy ... [--output-dir DIR]\n"
-            "                 [--input-shape name:d0,d1,...] [-O0|-O1]\n"
+            "                 [--input-shape name:d0,d1,...] [-O0..-O3]\n"
             "Small integer inputs (i32/i64/bool, at most 1024 values: axes, pads,\n"
             "shapes) and scalar inputs are compiled in as constants: the model is\n"
             "specialised to their values.\n"
@@ -71,7 +71,8 @@ static int usage(void)
 static int parse(int argc, char **argv, run_args *a)
 {
     a->out_dir = ".";
-    a->level = 1;
+    a->level = VN_CLI_DEFAULT_LEVEL;
+    int level = 0;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "--input") && i + 1 < argc && a->num_in < MAX_IO) {
@@ -83,8 +84,8 @@ static int parse(int argc, char **argv, run_args *a)
             if (vn_cli_parse_shape(argv[++i], &a->shapes[a->num_shapes++])) return usage();
         } else if (!strcmp(s, "--output-dir") && i + 1 < argc) {
             a->out_dir = argv[++i];
-        } else if (!strcmp(s, "-O0") || !strcmp(s, "-O1")) {
-            a->level = s[2] - '0';
+        } else if (vn_cli_parse_level(s, &level)) {
+            a->level = level;
         } else if (s[0] != '-' && !a->model) {
             a->model = s;
         } else {
