@@ -580,6 +580,10 @@ typedef struct vn_launch_desc {
     int32_t checked;
 } vn_launch_desc;
 
+/* sum += c: byte and operation counts and wall time add up, scratch high-water
+ * marks take the maximum. For operators that launch several kernels. */
+void vn_kernel_counters_add(vn_kernel_counters *sum, const vn_kernel_counters *c);
+
 /* Run all blocks and wait. VN_ERR_KERNEL when a block failed; the message
  * names the kernel, block, loop, call and file:line of the first failure.
  * `counters` may be NULL. */

@@ -286,3 +286,15 @@ vn_status vn_launch_async(vn_stream *stream, const vn_launch_desc *desc, size_t 
     if (st != VN_OK) vn_aligned_free(al);
     return st;
 }
+
+void vn_kernel_counters_add(vn_kernel_counters *sum, const vn_kernel_counters *c)
+{
+    sum->bytes_in += c->bytes_in;
+    sum->bytes_out += c->bytes_out;
+    sum->vector_elem_ops += c->vector_elem_ops;
+    sum->cube_ops += c->cube_ops;
+    sum->wall_ms += c->wall_ms;
+    for (int a = 0; a < VN_ARENA_COUNT; a++)
+        if (c->scratch_high_water[a] > sum->scratch_high_water[a])
+            sum->scratch_high_water[a] = c->scratch_high_water[a];
+}

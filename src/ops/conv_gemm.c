@@ -150,16 +150,6 @@ vn_status vn_conv_act_run(const vn_conv_plan *p, float *y, int64_t n)
 
 /* ---- run -------------------------------------------------------------------------- */
 
-static void add_counters(vn_kernel_counters *sum, vn_kernel_counters c)
-{
-    if (!sum) return;
-    sum->bytes_in += c.bytes_in;
-    sum->bytes_out += c.bytes_out;
-    sum->cube_ops += c.cube_ops;
-    sum->vector_elem_ops += c.vector_elem_ops;
-    sum->wall_ms += c.wall_ms;
-}
-
 static vn_status run_image(const vn_conv_plan *p, const float *x, const float *w, const float *bias,
                            const float *res, float *y, float *col, vn_kernel_counters *counters)
 {
@@ -182,7 +172,7 @@ static vn_status run_image(const vn_conv_plan *p, const float *x, const float *w
     vn_kernel_counters run = {0};
     ga.counters = &run;
     if (st == VN_OK) st = vn_gemm_run(p->gemm, &ga);
-    if (st == VN_OK) add_counters(counters, run);
+    if (st == VN_OK && counters) vn_kernel_counters_add(counters, &run);
     return st;
 }
 

@@ -9,6 +9,14 @@
 #include "ops/conv.h"
 #include "ops/layout.h"
 
+/* A conv with reorders is several launches; vn_launch fills (not adds to) its
+ * counters, so each launch gets its own and the operator reports the sum. */
+static void sum_steps(vn_kernel_counters *out, const vn_kernel_counters *step, int n)
+{
+    if (!out) return;
+    for (int i = 0; i < n; i++) vn_kernel_counters_add(out, &step[i]);
+}
+
 static float *ws_at(void *ws, size_t off)
 {
     return off == (size_t)-1 ? NULL : (float *)((char *)ws + off);
@@ -38,12 +46,13 @@ static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, co
     float *xb = ws_at(ctx->workspace, p->ws_x), *yb = ws_at(ctx->workspace, p->ws_y);
     float *rb = res ? ws_at(ctx->workspace, p->ws_res) : NULL;
     int64_t in_s = g->IH * g->IW, out_s = g->OH * g->OW;
-    vn_status st = vn_layout_to_nc1hwc0(p->device, x, xb, g->N, g->C, in_s, ctx->counters);
+    vn_kernel_counters step[4] = {{0}}; /* each launch fills its own; summed below */
+    vn_status st = vn_layout_to_nc1hwc0(p->device, x, xb, g->N, g->C, in_s, &step[0]);
     if (st == VN_OK && rb)
-        st = vn_layout_to_nc1hwc0(p->device, res, rb, g->N, g->K, out_s, ctx->counters);
-    if (st == VN_OK) st = vn_conv_nc1hwc0_run(p, xb, wp, bp, rb, yb, ctx->counters);
-    if (st == VN_OK)
-        st = vn_layout_from_nc1hwc0(p->device, yb, y, g->N, g->K, out_s, ctx->counters);
+        st = vn_layout_to_nc1hwc0(p->device, res, rb, g->N, g->K, out_s, &step[1]);
+    if (st == VN_OK) st = vn_conv_nc1hwc0_run(p, xb, wp, bp, rb, yb, &step[2]);
+    if (st == VN_OK) st = vn_layout_from_nc1hwc0(p->device, yb, y, g->N, g->K, out_s, &step[3]);
+    sum_steps(ctx->counters, step, 4);
     return st;
 }
 
@@ -57,11 +66,13 @@ static vn_status run_plain(const vn_conv_plan *p, const vn_op_run_ctx *ctx, cons
     float *xp = ws_at(ctx->workspace, p->ws_x), *yp = ws_at(ctx->workspace, p->ws_y);
     float *rp = res ? ws_at(ctx->workspace, p->ws_res) : NULL;
     int64_t in_s = g->IH * g->IW, out_s = g->OH * g->OW;
-    vn_status st = vn_layout_from_nc1hwc0(p->device, x, xp, g->N, g->C, in_s, ctx->counters);
+    vn_kernel_counters step[4] = {{0}};
+    vn_status st = vn_layout_from_nc1hwc0(p->device, x, xp, g->N, g->C, in_s, &step[0]);
     if (st == VN_OK && rp)
-        st = vn_layout_from_nc1hwc0(p->device, res, rp, g->N, g->K, out_s, ctx->counters);
-    if (st == VN_OK) st = vn_conv_gemm_run(p, xp, w, bias, rp, yp, col, ctx->counters);
-    if (st == VN_OK) st = vn_layout_to_nc1hwc0(p->device, yp, y, g->N, g->K, out_s, ctx->counters);
+        st = vn_layout_from_nc1hwc0(p->device, res, rp, g->N, g->K, out_s, &step[1]);
+    if (st == VN_OK) st = vn_conv_gemm_run(p, xp, w, bias, rp, yp, col, &step[2]);
+    if (st == VN_OK) st = vn_layout_to_nc1hwc0(p->device, yp, y, g->N, g->K, out_s, &step[3]);
+    sum_steps(ctx->counters, step, 4);
     return st;
 }
 

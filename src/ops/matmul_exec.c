@@ -130,18 +130,6 @@ vn_status vn_matmul_plan_create_const_b(vn_device *device, const char *op_name,
     return st;
 }
 
-static void add_counters(vn_kernel_counters *sum, const vn_kernel_counters *c)
-{
-    sum->bytes_in += c->bytes_in;
-    sum->bytes_out += c->bytes_out;
-    sum->vector_elem_ops += c->vector_elem_ops;
-    sum->cube_ops += c->cube_ops;
-    sum->wall_ms += c->wall_ms;
-    for (int a = 0; a < VN_ARENA_COUNT; a++)
-        if (c->scratch_high_water[a] > sum->scratch_high_water[a])
-            sum->scratch_high_water[a] = c->scratch_high_water[a];
-}
-
 static const void *at(const void *base, int64_t elems, size_t es)
 {
     return base ? (const uint8_t *)base + elems * (int64_t)es : NULL;
@@ -174,7 +162,7 @@ vn_status vn_mm_execute(const vn_mm_plan *p, const vn_gemm_plan *gemm, const vn_
         }
         vn_status st = vn_gemm_run(gemm, &g);
         if (st != VN_OK) return st;
-        add_counters(&sum, &c);
+        vn_kernel_counters_add(&sum, &c);
     }
     if (counters) *counters = sum;
     return VN_OK;
