@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "vinci/ops.h"
+#include "ops/ops_internal.h"
 
 static const char *const type_names[] = {"int", "float", "ints", "floats", "string"};
 
@@ -49,4 +49,21 @@ vn_status vn_attrs_float(const vn_attrs *attrs, const char *name, double fallbac
     if (a->type != VN_ATTR_FLOAT) return wrong_type(a, VN_ATTR_FLOAT);
     *out = a->f;
     return VN_OK;
+}
+
+vn_status vn_ops_auto_pad(const char *where, const vn_attrs *attrs, vn_auto_pad *out)
+{
+    static const char *const names[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
+    const vn_attr *a = vn_attrs_find(attrs, "auto_pad");
+    *out = VN_AUTO_PAD_NOTSET;
+    if (!a) return VN_OK;
+    if (a->type != VN_ATTR_STRING || !a->s)
+        return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'auto_pad' must be a string");
+    for (int i = 0; i < 4; i++)
+        if (strcmp(a->s, names[i]) == 0) {
+            *out = (vn_auto_pad)i;
+            return VN_OK;
+        }
+    return vn_error(VN_ERR_INVALID_ARG, where,
+                    "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", a->s);
 }

@@ -42,25 +42,6 @@ static vn_status get_ints(const char *where, const vn_attrs *attrs, const char *
     return VN_OK;
 }
 
-typedef enum auto_pad { PAD_NOTSET, PAD_VALID, PAD_SAME_UPPER, PAD_SAME_LOWER } auto_pad;
-
-static vn_status get_auto_pad(const char *where, const vn_attrs *attrs, auto_pad *out)
-{
-    static const char *const names[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
-    const vn_attr *a = vn_attrs_find(attrs, "auto_pad");
-    *out = PAD_NOTSET;
-    if (!a) return VN_OK;
-    if (a->type != VN_ATTR_STRING || !a->s)
-        return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'auto_pad' must be a string");
-    for (int i = 0; i < 4; i++)
-        if (strcmp(a->s, names[i]) == 0) {
-            *out = (auto_pad)i;
-            return VN_OK;
-        }
-    return vn_error(VN_ERR_INVALID_ARG, where,
-                    "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", a->s);
-}
-
 static vn_status check_inputs(const char *where, const vn_tensor_desc *x, const vn_tensor_desc *w,
                               const vn_tensor_desc *b, vn_convt_geom *g, int64_t group)
 {
@@ -119,17 +100,17 @@ static void split(vn_convt_geom *g, int32_t i, int64_t total, bool upper)
 }
 
 /* Output size and pads of dim i. */
-static void out_size(vn_convt_geom *g, int32_t i, auto_pad ap, const int64_t *oshape)
+static void out_size(vn_convt_geom *g, int32_t i, vn_auto_pad ap, const int64_t *oshape)
 {
     int64_t natural = g->s[i] * (g->in[i] - 1) + g->op[i] + (g->k[i] - 1) * g->d[i] + 1;
     if (oshape) {
         g->out[i] = *oshape;
-        split(g, i, natural - g->out[i], ap == PAD_SAME_UPPER);
-    } else if (ap == PAD_SAME_UPPER || ap == PAD_SAME_LOWER) {
+        split(g, i, natural - g->out[i], ap == VN_AUTO_PAD_SAME_UPPER);
+    } else if (ap == VN_AUTO_PAD_SAME_UPPER || ap == VN_AUTO_PAD_SAME_LOWER) {
         g->out[i] = g->in[i] * g->s[i];
-        split(g, i, natural - g->out[i], ap == PAD_SAME_UPPER);
+        split(g, i, natural - g->out[i], ap == VN_AUTO_PAD_SAME_UPPER);
     } else {
-        if (ap == PAD_VALID) g->pb[i] = g->pe[i] = 0;
+        if (ap == VN_AUTO_PAD_VALID) g->pb[i] = g->pe[i] = 0;
         g->out[i] = natural - g->pb[i] - g->pe[i];
     }
 }
@@ -156,7 +137,7 @@ vn_status vn_convt_geom_make(const char *where, const vn_attrs *attrs, const vn_
     memset(g, 0, sizeof *g);
     int64_t group = 1, pads[4] = {0}, oshape[2] = {1, 1};
     bool has_oshape = false;
-    auto_pad ap = PAD_NOTSET;
+    vn_auto_pad ap = VN_AUTO_PAD_NOTSET;
     if (vn_attrs_int(attrs, "group", 1, &group) != VN_OK)
         return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'group' must be an int");
     vn_status st = check_inputs(where, x, w, b, g, group);
@@ -165,7 +146,7 @@ vn_status vn_convt_geom_make(const char *where, const vn_attrs *attrs, const vn_
         g->k[i] = g->s[i] = g->d[i] = 1;
     }
     if (st == VN_OK) st = get_window(where, attrs, w, g, pads, oshape, &has_oshape);
-    if (st == VN_OK) st = get_auto_pad(where, attrs, &ap);
+    if (st == VN_OK) st = vn_ops_auto_pad(where, attrs, &ap);
     for (int32_t a = 0; a < g->nsp && st == VN_OK; a++) {
         int32_t i = 2 - g->nsp + a;
         g->pb[i] = pads[a];

@@ -78,6 +78,17 @@ static inline int64_t vn_ops_row_width(int64_t ncols, vn_dtype dtype)
  * worker, and few enough that each block has work worth a thread hand-off. */
 int32_t vn_ops_block_dim(vn_device *device, int64_t tiles, int64_t tile_elems);
 
+/* ONNX auto_pad of convolution-like operators (Conv, ConvTranspose, pools). */
+typedef enum vn_auto_pad {
+    VN_AUTO_PAD_NOTSET = 0,
+    VN_AUTO_PAD_VALID,
+    VN_AUTO_PAD_SAME_UPPER,
+    VN_AUTO_PAD_SAME_LOWER
+} vn_auto_pad;
+/* The "auto_pad" attribute (NOTSET when absent); an error naming `where` when
+ * it is not a string or not one of the four names. */
+vn_status vn_ops_auto_pad(const char *where, const vn_attrs *attrs, vn_auto_pad *out);
+
 /* The global tensor of an operator output, with the streaming cache hint when
  * the output is larger than the last-level cache. */
 vn_gm vn_ops_output_gm(void *data, vn_dtype dtype, int64_t len);

@@ -50,25 +50,6 @@ static vn_status get_flag(const char *where, const vn_attrs *attrs, const char *
     return VN_OK;
 }
 
-typedef enum auto_pad { PAD_NOTSET, PAD_VALID, PAD_SAME_UPPER, PAD_SAME_LOWER } auto_pad;
-
-static vn_status get_auto_pad(const char *where, const vn_attrs *attrs, auto_pad *out)
-{
-    static const char *const names[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
-    const vn_attr *a = vn_attrs_find(attrs, "auto_pad");
-    *out = PAD_NOTSET;
-    if (!a) return VN_OK;
-    if (a->type != VN_ATTR_STRING || !a->s)
-        return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'auto_pad' must be a string");
-    for (int i = 0; i < 4; i++)
-        if (strcmp(a->s, names[i]) == 0) {
-            *out = (auto_pad)i;
-            return VN_OK;
-        }
-    return vn_error(VN_ERR_INVALID_ARG, where,
-                    "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", a->s);
-}
-
 static vn_status get_p(const char *where, const vn_attrs *attrs, int64_t *p)
 {
     const vn_attr *a = vn_attrs_find(attrs, "p");
@@ -90,16 +71,16 @@ static int64_t floor_div(int64_t a, int64_t b)
 }
 
 /* Output size and effective pads of spatial dim i (ceil_mode given). */
-static void out_size(vn_pool_geom *g, int32_t i, auto_pad ap, bool ceil_mode)
+static void out_size(vn_pool_geom *g, int32_t i, vn_auto_pad ap, bool ceil_mode)
 {
     int64_t in = g->in[i], s = g->s[i], dk = (g->k[i] - 1) * g->d[i] + 1;
-    if (ap == PAD_VALID) {
+    if (ap == VN_AUTO_PAD_VALID) {
         g->pb[i] = g->pe[i] = 0;
         g->out[i] = floor_div(in - dk, s) + 1;
-    } else if (ap != PAD_NOTSET) {
+    } else if (ap != VN_AUTO_PAD_NOTSET) {
         g->out[i] = (in + s - 1) / s;
         int64_t total = vn_ops_max(0, (g->out[i] - 1) * s + dk - in);
-        g->pb[i] = ap == PAD_SAME_UPPER ? total / 2 : total - total / 2;
+        g->pb[i] = ap == VN_AUTO_PAD_SAME_UPPER ? total / 2 : total - total / 2;
         g->pe[i] = total - g->pb[i];
     } else {
         int64_t span = in + g->pb[i] + g->pe[i] - dk;
@@ -168,10 +149,10 @@ vn_status vn_pool_geom_make(const char *where, const vn_attrs *attrs, vn_pool_ki
         g->in[i] = i < VN_POOL_DIMS - nsp ? 1 : in[i - (VN_POOL_DIMS - nsp)];
         g->k[i] = g->s[i] = g->d[i] = 1;
     }
-    auto_pad ap = PAD_NOTSET;
+    vn_auto_pad ap = VN_AUTO_PAD_NOTSET;
     int64_t ceil_mode = 0;
     vn_status st = get_window(where, attrs, g);
-    if (st == VN_OK) st = get_auto_pad(where, attrs, &ap);
+    if (st == VN_OK) st = vn_ops_auto_pad(where, attrs, &ap);
     if (st == VN_OK) st = get_flags(where, attrs, kind, g, &ceil_mode);
     for (int32_t i = 0; i < VN_POOL_DIMS && st == VN_OK; i++) {
         out_size(g, i, ap, ceil_mode != 0);

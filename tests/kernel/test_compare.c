@@ -50,7 +50,7 @@ static void fill(vt_rng *rng, vn_dtype d, void *p, int n)
     for (int i = 0; i < n; i++) {
         double v = (double)(int)(vt_next(rng) % 7) - 3; /* many equal pairs */
         if (d != VN_I32 && i % 61 == 5) v = NAN;
-        vt_store(d, p, i, v);
+        vt_put(d, p, i, v);
     }
 }
 
@@ -73,7 +73,7 @@ static void test_compare_all_modes(void)
                 int bad = 0;
                 for (int i = 0; i < n; i++) {
                     bool want =
-                        ref_cmp((vn_cmp)cmp, vt_load(d, a, i), scalar ? 1.0 : vt_load(d, b, i));
+                        ref_cmp((vn_cmp)cmp, vt_get(d, a, i), scalar ? 1.0 : vt_get(d, b, i));
                     bad += ((bits[i / 8] >> (i % 8)) & 1) != want;
                 }
                 VT_CHECK(bad == 0, "%s cmp %d scalar %d: %d wrong bits", vn_dtype_name(d), cmp,
@@ -107,7 +107,7 @@ static void test_select(void)
             vn_dtype d = ds[di];
             int n = 300; /* any length */
             for (size_t i = 0; i < sizeof mask; i++) mask[i] = (uint8_t)vt_next(&rng);
-            for (int i = 0; i < n; i++) vt_store(d, a, i, i), vt_store(d, b, i, -i);
+            for (int i = 0; i < n; i++) vt_put(d, a, i, i), vt_put(d, b, i, -i);
             memset(dst, 0x77, sizeof dst);
             sel_ctx k = {scalar, -2.0, n};
             vt_stage s = {
@@ -115,9 +115,9 @@ static void test_select(void)
             VT_OK(vt_stage_run(&s, 1, NULL));
             int bad = 0;
             for (int i = 0; i < n; i++) {
-                double want = (mask[i / 8] >> (i % 8)) & 1 ? vt_load(d, a, i)
-                                                           : (scalar ? -2.0 : vt_load(d, b, i));
-                bad += vt_load(d, dst, i) != want;
+                double want = (mask[i / 8] >> (i % 8)) & 1 ? vt_get(d, a, i)
+                                                           : (scalar ? -2.0 : vt_get(d, b, i));
+                bad += vt_get(d, dst, i) != want;
             }
             VT_CHECK(bad == 0, "%s scalar %d: %d wrong", vn_dtype_name(d), scalar, bad);
             VT_CHECK(dst[n * vn_dtype_size(d)] == 0x77, "past n untouched");

@@ -62,10 +62,10 @@ static void test_whole(void)
                     n = 160000 / (int64_t)vn_dtype_size(d) / 2;
                 double want = kind == 0 ? 0 : (kind == 1 ? -INFINITY : INFINITY), abs_sum = 0;
                 for (int64_t i = 0; i < n; i++) {
-                    vt_store(d, src, i,
+                    vt_put(d, src, i,
                              d == VN_I32 ? (double)(int64_t)(vt_next(&rng) % 2001) - 1000
                                          : vt_uniform(&rng, -1, 2));
-                    double x = vt_load(d, src, i);
+                    double x = vt_get(d, src, i);
                     want = combine((vn_reduce)kind, want, x);
                     abs_sum += fabs(x);
                 }
@@ -73,7 +73,7 @@ static void test_whole(void)
                 vt_stage s = {
                     2, {{dst, 64 / (int64_t)vn_dtype_size(d), d}, {src, n, d}}, red_body, &k};
                 VT_OK(vt_stage_run(&s, li & 1, NULL));
-                double got = vt_load(d, dst, 0);
+                double got = vt_get(d, dst, 0);
                 VT_CHECK(near(d, got, want, kind == 0 ? abs_sum * 1e-3 : 0),
                          "%s kind %d n=%lld: %.9g vs %.9g", vn_dtype_name(d), kind, (long long)n,
                          got, want);
@@ -107,7 +107,7 @@ static void test_per_block_and_repeat(void)
                 int32_t lanes = (int32_t)(256 / size), per = (int32_t)(32 / size);
                 int64_t cnt = 8192 / (int64_t)size;
                 for (int64_t i = 0; i < cnt; i++)
-                    vt_store(d, src, i,
+                    vt_put(d, src, i,
                              d == VN_I32 ? (double)(int64_t)(vt_next(&rng) % 200) - 100
                                          : vt_uniform(&rng, -4, 4));
                 memset(dst, 0, sizeof dst);
@@ -126,10 +126,10 @@ static void test_per_block_and_repeat(void)
                             if (!((m.bits[lane / 64] >> (lane % 64)) & 1)) continue;
                             int64_t off = ((int64_t)r * k.rep + (lane / per) * k.blk) * 32 +
                                           (lane % per) * (int64_t)size;
-                            want = combine(k.kind, want, vt_load(d, src + off, 0));
+                            want = combine(k.kind, want, vt_get(d, src + off, 0));
                         }
                         if (d == VN_I32 && isinf(want)) want = want > 0 ? INT32_MAX : INT32_MIN;
-                        bad += !near(d, vt_load(d, dst, r * groups + g), want, 1.0);
+                        bad += !near(d, vt_get(d, dst, r * groups + g), want, 1.0);
                     }
                 VT_CHECK(bad == 0, "%s form %d trial %d: %d wrong", vn_dtype_name(d), form, trial,
                          bad);

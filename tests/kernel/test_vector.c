@@ -55,8 +55,8 @@ static void fill(vt_rng *rng, const vt_op *o, vn_dtype d, void *a, void *b, int6
         double x = i < VT_NSPECIAL ? vt_specials[i] : vt_uniform(rng, o->lo, o->hi);
         double y = i < VT_NSPECIAL ? vt_specials[(i * 7 + 3) % VT_NSPECIAL]
                                    : vt_uniform(rng, o->blo, o->bhi);
-        vt_store(d, a, i, x);
-        vt_store(d, b, i, y);
+        vt_put(d, a, i, x);
+        vt_put(d, b, i, y);
     }
 }
 
@@ -65,8 +65,8 @@ static double scalar_in(vn_dtype d, double s)
 {
     if (d == VN_I32) return nearbyint(s);
     uint8_t cell[4];
-    vt_store(d, cell, 0, s);
-    return vt_load(d, cell, 0);
+    vt_put(d, cell, 0, s);
+    return vt_get(d, cell, 0);
 }
 
 /* Number of elements off by more than the op's bound; prints the first. */
@@ -77,7 +77,7 @@ static int64_t count_bad(const vt_op *o, vn_dtype d, const void *a, const void *
     double s = scalar_in(d, o->s);
     int64_t bad = 0;
     for (int64_t i = 0; i < n; i++) {
-        double x = vt_load(d, a, i), y = scalar ? s : vt_load(d, b, i);
+        double x = vt_get(d, a, i), y = scalar ? s : vt_get(d, b, i);
         bool ok;
         if (d == VN_I32) {
             ok = ((const int32_t *)out)[i] == ref_i32(o->op, (int32_t)x, (int32_t)y);
@@ -95,7 +95,7 @@ static int64_t count_bad(const vt_op *o, vn_dtype d, const void *a, const void *
         }
         if (!ok && bad++ == 0)
             fprintf(stderr, "    %s %s [%lld]: a=%.9g b=%.9g got %.9g want %.9g\n",
-                    vn_vop_name(o->op), vn_dtype_name(d), (long long)i, x, y, vt_load(d, out, i),
+                    vn_vop_name(o->op), vn_dtype_name(d), (long long)i, x, y, vt_get(d, out, i),
                     o->ref(x, y));
     }
     return bad;
@@ -176,7 +176,7 @@ static void test_duplicate(void)
         VT_OK(vt_stage_run(&s, 1, &k));
         double want = ds[di] == VN_U8 ? 0 : (ds[di] == VN_I32 || ds[di] == VN_I8 ? -2 : -2.5);
         int bad = 0;
-        for (int i = 0; i < 133; i++) bad += vt_load(ds[di], buf, i) != want;
+        for (int i = 0; i < 133; i++) bad += vt_get(ds[di], buf, i) != want;
         size_t size = vn_dtype_size(ds[di]);
         VT_CHECK(bad == 0, "%s: %d elements not %g", vn_dtype_name(ds[di]), bad, want);
         VT_CHECK(buf[133 * size] == 0x5a, "%s: element 133 untouched", vn_dtype_name(ds[di]));

@@ -73,18 +73,18 @@ static void expect(const rep_case *k, const uint8_t *a, const uint8_t *b, uint8_
     if (k->dtype == VN_I32)
         s = nearbyint(s);
     else
-        vt_store(k->dtype, cell, 0, s), s = vt_load(k->dtype, cell, 0);
+        vt_put(k->dtype, cell, 0, s), s = vt_get(k->dtype, cell, 0);
     for (int32_t r = 0; r < k->repeat; r++)
         for (int32_t lane = 0; lane < lanes; lane++) {
             if (!((k->mask.bits[lane / 64] >> (lane % 64)) & 1)) continue;
             int64_t od = off_of(r, lane, k->p.dst_blk, k->p.dst_rep, size);
             double x =
-                vt_load(k->dtype, a + off_of(r, lane, k->p.src0_blk, k->p.src0_rep, size), 0);
-            double y = binary ? vt_load(k->dtype,
+                vt_get(k->dtype, a + off_of(r, lane, k->p.src0_blk, k->p.src0_rep, size), 0);
+            double y = binary ? vt_get(k->dtype,
                                         b + off_of(r, lane, k->p.src1_blk, k->p.src1_rep, size), 0)
                               : s;
             double v = k->dtype == VN_I32 ? ref_i32(k->op, (int32_t)x, (int32_t)y) : o->ref(x, y);
-            vt_store(k->dtype, want + od, 0, v);
+            vt_put(k->dtype, want + od, 0, v);
             lane_set[od / (int64_t)size] = true;
         }
 }
@@ -124,8 +124,8 @@ static void run_rep(const rep_case *k, vt_rng *rng, int checked)
             ((int32_t *)a)[i] = (int32_t)(vt_next(rng) % 20001) - 10000;
             ((int32_t *)b)[i] = (int32_t)(vt_next(rng) % 20001) - 10000;
         } else {
-            vt_store(k->dtype, a, i, vt_uniform(rng, o->lo, o->hi));
-            vt_store(k->dtype, b, i,
+            vt_put(k->dtype, a, i, vt_uniform(rng, o->lo, o->hi));
+            vt_put(k->dtype, b, i,
                      vt_uniform(rng, o->blo, o->bhi) + (o->op == VN_VOP_DIV ? 200 : 0));
         }
     }
@@ -151,8 +151,8 @@ static void run_rep(const rep_case *k, vt_rng *rng, int checked)
         k->p.src0_blk, k->p.src0_rep, k->p.src1_blk, k->p.src1_rep,
         (unsigned long long)k->mask.bits[1], (unsigned long long)k->mask.bits[0], (long long)bad,
         (long long)first, first >= 0 && set[first] ? "enabled" : "disabled",
-        first >= 0 ? vt_load(k->dtype, dst, first) : 0,
-        first >= 0 ? vt_load(k->dtype, want, first) : 0);
+        first >= 0 ? vt_get(k->dtype, dst, first) : 0,
+        first >= 0 ? vt_get(k->dtype, want, first) : 0);
 }
 
 static void test_random_masks_and_strides(void)

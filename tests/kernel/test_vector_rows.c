@@ -58,9 +58,9 @@ static void fill_inputs(const rows_case *k, vt_rng *r)
     vt_fill(r, b_f, (size_t)k->n, -1.0, 1.0);
     for (int64_t i = 0; i < total; i++) {
         /* Inputs exactly representable in the row's format, so the reference sees them. */
-        if (k->dtype != VN_F32) vt_store(k->dtype, x_h, i, x_f[i]);
-        if (k->dtype != VN_F32) x_f[i] = (float)vt_load(k->dtype, x_h, i);
-        vt_store(k->dtype, k->dtype == VN_F32 ? (void *)y_f : (void *)y_h, i, SENTINEL);
+        if (k->dtype != VN_F32) vt_put(k->dtype, x_h, i, x_f[i]);
+        if (k->dtype != VN_F32) x_f[i] = (float)vt_get(k->dtype, x_h, i);
+        vt_put(k->dtype, k->dtype == VN_F32 ? (void *)y_f : (void *)y_h, i, SENTINEL);
     }
 }
 
@@ -92,7 +92,7 @@ static double row_error(const rows_case *k, const void *out, int64_t base, const
 {
     double worst = 0.0;
     for (int64_t i = 0; i < k->n; i++) {
-        double got = vt_load(k->dtype, out, base + i), e;
+        double got = vt_get(k->dtype, out, base + i), e;
         if (k->dtype == VN_F16 || k->dtype == VN_BF16) {
             /* Rounded directly (not through vt_store, whose f32 / i32 branches
              * gcc's -Warray-bounds flags on a 2-byte buffer under -O2). */
@@ -142,7 +142,7 @@ static void run_case(const rows_case *k, bool softmax)
             double e = row_error(k, out, row * k->pitch, ref, softmax);
             worst = e > worst ? e : worst;
             for (int64_t i = k->n; i < k->pitch && !k->in_place; i++)
-                VT_CHECK(vt_load(k->dtype, dst, row * k->pitch + i) == SENTINEL,
+                VT_CHECK(vt_get(k->dtype, dst, row * k->pitch + i) == SENTINEL,
                          "padding element %lld of row %lld written", (long long)i, (long long)row);
         }
         VT_CHECK(worst <= 1.0, "%s %s rows %lld n %lld: error %.3g of the bound",

@@ -15,6 +15,7 @@
 
 #include "vinci/kernel.h"
 #include "vt.h"
+#include "vt_tensor.h"
 
 #define VT_MAX_BUFS 6
 
@@ -123,54 +124,7 @@ static inline vn_status vt_tiled_run(vt_tiled *t, int checked)
     return vn_launch(vt_dev(), &d, NULL);
 }
 
-/* ---- dtype helpers ----------------------------------------------------------------- */
-
-static inline double vt_load(vn_dtype d, const void *p, int64_t i)
-{
-    switch (d) {
-    case VN_F32:
-        return ((const float *)p)[i];
-    case VN_F16:
-        return vn_f16_to_f32(((const uint16_t *)p)[i]);
-    case VN_BF16:
-        return vn_bf16_to_f32(((const uint16_t *)p)[i]);
-    case VN_I32:
-        return ((const int32_t *)p)[i];
-    case VN_I8:
-        return ((const int8_t *)p)[i];
-    case VN_U8:
-        return ((const uint8_t *)p)[i];
-    default:
-        return 0;
-    }
-}
-
-/* Stores a value already representable (or rounds to nearest even). */
-static inline void vt_store(vn_dtype d, void *p, int64_t i, double v)
-{
-    switch (d) {
-    case VN_F32:
-        ((float *)p)[i] = (float)v;
-        break;
-    case VN_F16:
-        ((uint16_t *)p)[i] = vn_f32_to_f16((float)v);
-        break;
-    case VN_BF16:
-        ((uint16_t *)p)[i] = vn_f32_to_bf16((float)v);
-        break;
-    case VN_I32:
-        ((int32_t *)p)[i] = (int32_t)v;
-        break;
-    case VN_I8:
-        ((int8_t *)p)[i] = (int8_t)v;
-        break;
-    case VN_U8:
-        ((uint8_t *)p)[i] = (uint8_t)v;
-        break;
-    default:
-        break;
-    }
-}
+/* ---- dtype helpers (element access: vt_get / vt_put of vt_tensor.h) ------------------ */
 
 /* Distance in representable steps of a 16-bit float format (sign-magnitude). */
 static inline int64_t vt_ulps16(uint16_t got, uint16_t want, bool (*is_nan)(uint16_t))
