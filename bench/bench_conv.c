@@ -6,13 +6,22 @@
  * in its preferred layouts (format "any"), measured in the same process,
  * interleaved by layer, with the same number of threads.
  *
- *     ./build/bench_conv [reps]        (default 7; medians)
+ *     ./build/bench_conv [reps] [filter] [min]
+ *         reps: default 7, medians; filter: a substring of the layer names to
+ *         run, e.g. "dw" ("" = all); min: time single calls and report the
+ *         fastest of max(reps, 50) instead of medians of >= 3 ms samples --
+ *         on a machine shared with other jobs, where time slices of a few ms
+ *         land in every long sample, the fastest call is what the code can do.
  *
  * Columns: ms (median), GFLOP/s (2 * MACs), % of the measured fp32 FMA peak
  * (vn_machine_peaks_get: the one-thread figure times the threads), for
  * depthwise layers % of the DRAM triad bandwidth instead (bytes = input +
  * output + weights, once), and vs oneDNN = oneDNN ms / vinci ms (> 1: faster).
- * 1x1 layers are also run as NCHW Conv (the in-place GEMM path) on row "gemm".
+ * 1x1 layers are also run as NCHW Conv (the in-place GEMM path) on row "gemm",
+ * 3x3 stride-1 layers also with the direct kernel forced (row "direct"; the
+ * automatic choice is Winograd there). Each layer is measured in ROUNDS
+ * interleaved rounds (oneDNN, then every vinci path) and every figure is the
+ * median over rounds of medians, so a noisy neighbour hits both sides.
  */
 #include <dlfcn.h>
 
@@ -123,6 +132,9 @@ static const layer layers[] = {
 };
 
 static int g_reps = 7;
+static const char *g_filter; /* run only layers whose name contains it */
+static bool g_min;           /* fastest single call instead of medians */
+#define ROUNDS 5
 
 static int64_t out_hw(const layer *l)
 {
@@ -137,6 +149,16 @@ static double time_ms(bench_fn fn, void *ctx)
     double t0 = bench_now_ms();
     fn(ctx);
     double once = bench_now_ms() - t0;
+    if (g_min) {
+        double best = once;
+        for (int r = 0; r < (g_reps > 50 ? g_reps : 50); r++) {
+            t0 = bench_now_ms();
+            fn(ctx);
+            double t = bench_now_ms() - t0;
+            best = t < best ? t : best;
+        }
+        return best;
+    }
     int inner = once > 3 ? 1 : (int)(3 / (once + 1e-3)) + 1;
     double v[32];
     for (int r = 0; r < g_reps && r < 32; r++) {
@@ -178,18 +200,20 @@ static vn_tensor_desc tdesc(int rank, const int64_t *dims)
     return d;
 }
 
-/* vinci on NC1HWC0 (packed weights) or NCHW (blocked = false). -1 on failure. */
-static double run_vinci(vn_device *dev, const layer *l, bool blocked)
+/* vinci on NC1HWC0 (packed weights) or NCHW (blocked = false), with the
+ * algorithm `algo` forced (NULL: the automatic choice). -1 on failure. */
+static double run_vinci(vn_device *dev, const layer *l, bool blocked, const char *algo)
 {
     int64_t c1 = (l->C + 15) / 16, k1 = (l->K + 15) / 16, o = out_hw(l);
     int64_t xd5[5] = {1, c1, l->H, l->H, 16}, xd4[4] = {1, l->C, l->H, l->H};
     int64_t wd[4] = {l->K, l->C / l->G, l->k, l->k}, bd[1] = {l->K};
     int64_t ks[2] = {l->k, l->k}, st[2] = {l->s, l->s}, pd[4] = {l->p, l->p, l->p, l->p};
-    vn_attr a[6] = {{.name = "kernel_shape", .type = VN_ATTR_INTS, .ints = ks, .count = 2},
+    vn_attr a[7] = {{.name = "kernel_shape", .type = VN_ATTR_INTS, .ints = ks, .count = 2},
                     {.name = "strides", .type = VN_ATTR_INTS, .ints = st, .count = 2},
                     {.name = "pads", .type = VN_ATTR_INTS, .ints = pd, .count = 4},
                     {.name = "group", .type = VN_ATTR_INT, .i = l->G}};
     vn_attrs attrs = {a, 4};
+    if (algo) a[attrs.count++] = (vn_attr){.name = "algo", .type = VN_ATTR_STRING, .s = algo};
     vn_tensor_desc in[3] = {blocked ? tdesc(5, xd5) : tdesc(4, xd4), tdesc(4, wd), tdesc(1, bd)};
     const char *op = blocked ? "vinci::ConvNC1HWC0" : "Conv";
     int64_t welems = 0;
@@ -198,9 +222,9 @@ static double run_vinci(vn_device *dev, const layer *l, bool blocked)
         vn_conv_pack_weights(op, in, 3, &attrs, NULL, NULL, &welems);
         wp = filled(welems, 0);
         vn_conv_pack_weights(op, in, 3, &attrs, w, wp, &welems);
-        a[4] = (vn_attr){.name = "packed", .type = VN_ATTR_INT, .i = 1};
-        a[5] = (vn_attr){.name = "weight_shape", .type = VN_ATTR_INTS, .ints = wd, .count = 4};
-        attrs.count = 6;
+        a[attrs.count++] = (vn_attr){.name = "packed", .type = VN_ATTR_INT, .i = 1};
+        a[attrs.count++] =
+            (vn_attr){.name = "weight_shape", .type = VN_ATTR_INTS, .ints = wd, .count = 4};
         in[1] = tdesc(1, &welems);
     }
     vrun r = {0};
@@ -301,6 +325,20 @@ static void row(const layer *l, const char *path, double ms, double dms, double 
            gflops, 100 * frac, dw ? "bw" : "  ", dms, ms > 0 && dms > 0 ? dms / ms : 0);
 }
 
+static double minv(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++) m = v[i] < m ? v[i] : m;
+    return m;
+}
+
+static double maxv(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++) m = v[i] > m ? v[i] : m;
+    return m;
+}
+
 static void bench(int threads, const vn_machine_peaks *pk)
 {
     vn_device *dev = NULL;
@@ -320,9 +358,23 @@ static void bench(int threads, const vn_machine_peaks *pk)
            "%peak", "oneDNN ms", "vs oneDNN");
     for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++) {
         const layer *l = &layers[i];
-        double dms = run_onednn(l);
-        row(l, "nc1hwc0", run_vinci(dev, l, true), dms, peak, bw);
-        if (l->k == 1) row(l, "gemm", run_vinci(dev, l, false), dms, peak, bw);
+        if (g_filter && !strstr(l->name, g_filter)) continue;
+        bool gemm = l->k == 1, direct = l->k == 3 && l->s == 1 && l->G == 1;
+        double d[ROUNDS], v[ROUNDS], g[ROUNDS], r[ROUNDS];
+        for (int k = 0; k < ROUNDS; k++) { /* interleaved: both sides see the same noise */
+            d[k] = run_onednn(l);
+            v[k] = run_vinci(dev, l, true, NULL);
+            g[k] = gemm     ? run_vinci(dev, l, false, NULL)
+                   : direct ? run_vinci(dev, l, true, "direct")
+                            : -1;
+            r[k] = d[k] > 0 && v[k] > 0 ? d[k] / v[k] : 0;
+        }
+        double dms = bench_median(d, ROUNDS);
+        row(l, "nc1hwc0", bench_median(v, ROUNDS), dms, peak, bw);
+        if (gemm || direct)
+            row(l, gemm ? "gemm" : "direct", bench_median(g, ROUNDS), dms, peak, bw);
+        printf("%-9s %-18s %-7s median of per-round ratios %.2fx (min %.2f, max %.2f)\n", "", "",
+               "", bench_median(r, ROUNDS), minv(r, ROUNDS), maxv(r, ROUNDS));
     }
     vn_device_destroy(dev);
 }
@@ -330,6 +382,8 @@ static void bench(int threads, const vn_machine_peaks *pk)
 int main(int argc, char **argv)
 {
     if (argc > 1) g_reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : g_reps;
+    if (argc > 2 && argv[2][0]) g_filter = argv[2];
+    g_min = argc > 3 && strcmp(argv[3], "min") == 0;
     load_onednn();
     printf("oneDNN %s\n", dn.ok ? "loaded (libdnnl.so.2, format any)" : "not installed");
     vn_machine_peaks pk;

@@ -1,7 +1,9 @@
 /*
  * bench_runtime.c — the asynchronous runtime's overheads: empty-kernel launch
  * + synchronize latency, task throughput on one and on four streams, host
- * callback latency and throughput with batching on and off.
+ * callback latency and throughput with batching on and off, and the caching
+ * allocator's alloc + free pair against malloc/free (interleaved repetitions,
+ * the ratio is the median of the per-repetition ratios).
  *
  * Usage: bench_runtime [tasks]   (default 20000 per throughput run)
  * Figures are medians of several repetitions (bench_util.h).
@@ -24,6 +26,18 @@ static vn_launch_desc empty_desc(void)
     return d;
 }
 
+/* The 10th and 90th percentiles of the last latency run: the spread says
+ * how noisy the machine was. */
+static double last_p10, last_p90;
+
+static double median_spread(double *us, int n)
+{
+    double m = bench_median(us, n); /* sorts */
+    last_p10 = us[n / 10];
+    last_p90 = us[n - 1 - n / 10];
+    return m;
+}
+
 /* Median microseconds of one launch + synchronize. */
 static double launch_latency_us(vn_stream *s, int n)
 {
@@ -35,7 +49,7 @@ static double launch_latency_us(vn_stream *s, int n)
         vn_stream_synchronize(s, -1);
         us[i] = (bench_now_ms() - t0) * 1e3;
     }
-    double m = bench_median(us, n);
+    double m = median_spread(us, n);
     free(us);
     return m;
 }
@@ -68,7 +82,7 @@ static double callback_latency_us(vn_stream *s, int n)
         vn_stream_synchronize(s, -1);
         us[i] = (bench_now_ms() - t0) * 1e3;
     }
-    double m = bench_median(us, n);
+    double m = median_spread(us, n);
     free(us);
     return m;
 }
@@ -94,6 +108,61 @@ static double callback_rate(vn_device *dev, vn_stream **s, int n, double *per_wa
     return bench_median(rate, REPS);
 }
 
+/* ---- allocator: vn_mem_alloc/vn_mem_free vs malloc/free, same sizes ------ */
+
+#define PAIRS 4000
+
+static void *volatile sink;
+
+static double vn_pair_ns(size_t n)
+{
+    double t0 = bench_now_ms();
+    for (int i = 0; i < PAIRS; i++) {
+        void *p = NULL;
+        vn_mem_alloc(NULL, NULL, n, &p);
+        sink = p;
+        vn_mem_free(p);
+    }
+    return (bench_now_ms() - t0) * 1e6 / PAIRS;
+}
+
+static double malloc_pair_ns(size_t n)
+{
+    double t0 = bench_now_ms();
+    for (int i = 0; i < PAIRS; i++) {
+        void *p = malloc(n);
+        sink = p;
+        free(p);
+    }
+    return (bench_now_ms() - t0) * 1e6 / PAIRS;
+}
+
+static void alloc_table(void)
+{
+    enum { R = 41 };
+    static const size_t sizes[] = {64, 4096, 256u << 10, 4u << 20, 64u << 20};
+    printf("alloc + free pair (ns, median of %d interleaved reps of %d pairs):\n", R, PAIRS);
+    printf("  %-8s %9s %9s %9s\n", "size", "vn_mem", "malloc", "x malloc");
+    for (int k = 0; k < 5; k++) {
+        double v[R], m[R], x[R];
+        vn_pair_ns(sizes[k]); /* warm: the first pair takes memory from the OS */
+        for (int r = 0; r < R; r++) {
+            v[r] = vn_pair_ns(sizes[k]);
+            m[r] = malloc_pair_ns(sizes[k]);
+            x[r] = m[r] / v[r];
+        }
+        char label[32];
+        if (sizes[k] >= (1u << 20))
+            snprintf(label, sizeof label, "%zu MiB", sizes[k] >> 20);
+        else if (sizes[k] >= 1024)
+            snprintf(label, sizeof label, "%zu KiB", sizes[k] >> 10);
+        else
+            snprintf(label, sizeof label, "%zu B", sizes[k]);
+        printf("  %-8s %9.1f %9.1f %8.1fx\n", label, bench_median(v, R), bench_median(m, R),
+               bench_median(x, R));
+    }
+}
+
 int main(int argc, char **argv)
 {
     int tasks = argc > 1 ? atoi(argv[1]) : 20000;
@@ -108,8 +177,9 @@ int main(int argc, char **argv)
     printf("bench_runtime: %d workers, %d tasks per throughput run, medians of %d\n",
            (int)vn_device_num_workers(dev), tasks, REPS);
     launch_latency_us(s[0], 200); /* warm-up */
-    printf("empty kernel launch + synchronize latency:   %8.2f us\n",
-           launch_latency_us(s[0], 2000));
+    double lat = launch_latency_us(s[0], 2000);
+    printf("empty kernel launch + synchronize latency:   %8.2f us (p10 %.2f, p90 %.2f)\n", lat,
+           last_p10, last_p90);
     printf("empty kernel throughput, 1 stream:           %8.0f tasks/s\n",
            launch_rate(s, 1, tasks));
     printf("empty kernel throughput, 4 streams:          %8.0f tasks/s\n",
@@ -117,14 +187,16 @@ int main(int argc, char **argv)
     for (int batching = 1; batching >= 0; batching--) {
         vn_device_set_callback_batching(dev, batching);
         const char *label = batching ? "on " : "off";
-        double lat = callback_latency_us(s[0], 2000), per = 0;
+        double cb_lat = callback_latency_us(s[0], 2000), per = 0;
         double rate = callback_rate(dev, s, tasks, &per);
-        printf("callback latency, batching %s:               %8.2f us\n", label, lat);
+        printf("callback latency, batching %s:               %8.2f us (p10 %.2f, p90 %.2f)\n",
+               label, cb_lat, last_p10, last_p90);
         printf(
             "callback throughput, batching %s (4 streams): %8.0f callbacks/s (%.1f per wake-up)\n",
             label, rate, per);
     }
     for (int i = 0; i < 4; i++) vn_stream_destroy(s[i]);
     vn_device_destroy(dev);
+    alloc_table();
     return 0;
 }

@@ -70,11 +70,11 @@ RANDOM_TESTS = [
     (r"^test_training_dropout(_default)?(_mask)?$", "dropout"),
 ]
 
-# ONNX TensorProto element types that vinci's .npy I/O carries (f32 f16 bf16 i8 u8 i32 i64 bool).
-VINCI_DTYPES = {1: "float", 2: "uint8", 3: "int8", 6: "int32", 7: "int64", 9: "bool",
-                10: "float16", 16: "bfloat16"}
-ONNX_DTYPE_NAMES = {4: "uint16", 5: "int16", 8: "string", 11: "double", 12: "uint32",
-                    13: "uint64", 14: "complex64", 15: "complex128", 17: "float8e4m3fn",
+# ONNX TensorProto element types that vinci's .npy I/O carries
+# (f32 f16 bf16 f64 i8 u8 i16 u16 i32 u32 i64 u64 bool).
+VINCI_DTYPES = {1: "float", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
+                9: "bool", 10: "float16", 11: "double", 12: "uint32", 13: "uint64", 16: "bfloat16"}
+ONNX_DTYPE_NAMES = {8: "string", 14: "complex64", 15: "complex128", 17: "float8e4m3fn",
                     18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz", 21: "uint4",
                     22: "int4", 23: "float4e2m1", 24: "float8e8m0", 25: "uint2", 26: "int2"}
 

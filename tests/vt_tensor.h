@@ -52,6 +52,21 @@ VT_OUT_OF_LINE static void vt_put(vn_dtype dt, void *p, int64_t i, double v)
     case VN_BOOL:
         ((uint8_t *)p)[i] = v != 0;
         break;
+    case VN_F64:
+        ((double *)p)[i] = v;
+        break;
+    case VN_I16:
+        ((int16_t *)p)[i] = (int16_t)v;
+        break;
+    case VN_U16:
+        ((uint16_t *)p)[i] = (uint16_t)v;
+        break;
+    case VN_U32:
+        ((uint32_t *)p)[i] = (uint32_t)v;
+        break;
+    case VN_U64:
+        ((uint64_t *)p)[i] = (uint64_t)v;
+        break;
     default:
         break;
     }
@@ -76,6 +91,16 @@ VT_OUT_OF_LINE static double vt_get(vn_dtype dt, const void *p, int64_t i)
         return (double)((const int64_t *)p)[i];
     case VN_BOOL:
         return ((const uint8_t *)p)[i];
+    case VN_F64:
+        return ((const double *)p)[i];
+    case VN_I16:
+        return ((const int16_t *)p)[i];
+    case VN_U16:
+        return ((const uint16_t *)p)[i];
+    case VN_U32:
+        return ((const uint32_t *)p)[i];
+    case VN_U64:
+        return (double)((const uint64_t *)p)[i];
     default:
         return 0;
     }

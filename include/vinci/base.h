@@ -68,12 +68,19 @@ typedef enum vn_dtype {
     VN_I32,
     VN_I64,
     VN_BOOL, /* one byte, 0 or 1 */
+    /* Appended after bool: the values above are stored in .vnm files. */
+    VN_F64,
+    VN_I16,
+    VN_U16,
+    VN_U32,
+    VN_U64,
     VN_DTYPE_COUNT
 } vn_dtype;
 
 /* Bytes per element (bool is one byte). 0 for an invalid dtype. */
 size_t vn_dtype_size(vn_dtype dtype);
-/* "f32", "f16", "bf16", "i8", "u8", "i32", "i64", "bool"; "invalid" otherwise. */
+/* "f32", "f16", "bf16", "i8", "u8", "i32", "i64", "bool", "f64", "i16", "u16",
+ * "u32", "u64"; "invalid" otherwise. */
 const char *vn_dtype_name(vn_dtype dtype);
 /* Parses the names above. */
 vn_status vn_dtype_from_name(const char *name, vn_dtype *out);

@@ -177,6 +177,14 @@ void vn_copy_in_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, int64_
 void vn_copy_out_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, int64_t count,
                   vn_site site);
 
+/* Hint that `count` elements at src_off will be copied in soon: their lines are
+ * requested from memory now, so that the fetch overlaps the current tile's
+ * compute (the CPU analogue of starting the next tile's MTE copy early, with
+ * double buffering). No effect on results or counters; checked mode validates
+ * the range as vn_copy_in would. Call it after copying in tile t, for t + 1. */
+#define vn_prefetch(core, src, src_off, count) vn_prefetch_(core, src, src_off, count, VN_HERE)
+void vn_prefetch_(vn_core *core, vn_gm src, int64_t src_off, int64_t count, vn_site site);
+
 /* Strided (Ascend DataCopyParams): block_count blocks of block_len 32-byte units;
  * after each block skip src_gap units on the source and dst_gap on the destination. */
 typedef struct vn_copy_params {

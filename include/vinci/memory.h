@@ -24,7 +24,13 @@
  *     cache that is provably idle, then fails with VN_ERR_OUT_OF_MEMORY and a
  *     message with the request size and the statistics below.
  *
- * All calls are thread-safe. Cache hits and frees do not call malloc.
+ * All calls are thread-safe. Cache hits and frees do not call malloc. Each
+ * thread keeps a small cache of the blocks it freed (per stream and size), so
+ * a hit or a free of a block the same thread allocated takes no lock; a block
+ * may still be freed on any thread, and a thread's cache goes back to the
+ * shared cache when the thread exits. The statistics count those caches
+ * (blocks in them are "cached"), and the limit, vn_mem_release_cache and
+ * stream destroy reach into them.
  */
 #ifndef VINCI_MEMORY_H
 #define VINCI_MEMORY_H

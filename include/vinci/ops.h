@@ -162,6 +162,41 @@ vn_status vn_op_set_layouts(const vn_op_def *def, uint32_t layouts_in, uint32_t 
 /* The layouts of an operator; both 0 when never declared. */
 void vn_op_layouts(const vn_op_def *def, uint32_t *layouts_in, uint32_t *layouts_out);
 
+/* ---- pre-packed constants ------------------------------------------------------ *
+ * An operator whose plan derives data from constant inputs (MatMul's packed
+ * B, Conv's blocked weights) may export it, so an offline model (.vnm) stores
+ * the packed bytes instead of the raw constants and a load re-creates the plan
+ * around them in place: no copy, no repack. (A side table like the layouts,
+ * so vn_op_def initialisers stay complete.) */
+#define VN_OP_MAX_BLOBS 4
+typedef struct vn_op_blob {
+    const void *data; /* 64-byte aligned; read-only; outlives the plan made from it */
+    size_t size;
+    char layout[48]; /* what the bytes are, e.g. "f32.k1.nr32.avx512": reused only on a match */
+} vn_op_blob;
+
+typedef struct vn_op_prepack {
+    /* The plan's packed constant data as blobs (pointers into the plan);
+     * *consumed: bit k set when the plan no longer reads input k at run time
+     * (its raw bytes may be dropped). Returns the number of blobs (0: none). */
+    int32_t (*export_blobs)(const void *plan_data, vn_op_blob blobs[VN_OP_MAX_BLOBS],
+                            uint64_t *consumed);
+    /* Plan as def->plan would, except that the consumed inputs' data come from
+     * `blobs` (used in place, never freed by the plan); ctx->input_data of the
+     * consumed inputs may be NULL. Checks the blob count, sizes, layouts and
+     * alignment against what the shapes need: untrusted blobs are refused
+     * with VN_ERR_FORMAT. */
+    vn_status (*plan_from_blobs)(const vn_op_ctx *ctx, const vn_tensor_desc *outputs,
+                                 const vn_op_blob *blobs, int32_t num_blobs, uint64_t consumed,
+                                 void **plan_data, size_t *workspace);
+} vn_op_prepack;
+
+/* Declare the pre-pack hooks of an operator (built-in ones are declared
+ * already); `hooks` must outlive the process. */
+vn_status vn_op_set_prepack(const vn_op_def *def, const vn_op_prepack *hooks);
+/* The hooks of an operator; NULL when it has none. */
+const vn_op_prepack *vn_op_prepack_hooks(const vn_op_def *def);
+
 /* ---- two-phase single-operator API ------------------------------------------ */
 
 typedef struct vn_op_plan vn_op_plan;

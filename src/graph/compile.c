@@ -79,6 +79,7 @@ static vn_status compile(vn_model *m, int32_t level)
     compact(m);
     for (int32_t i = 0; i < m->num_nodes && st == VN_OK; i++) st = plan_node(m, i);
     if (st == VN_OK) st = vn_cg_plan_memory(m);
+    if (st == VN_OK) vn_cg_release_packed(m); /* weights held once: packed */
     m->stats.workspace_bytes = m->workspace_bytes;
     return st;
 }

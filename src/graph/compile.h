@@ -51,6 +51,9 @@ typedef struct vn_cvalue {
     int32_t mem;                       /* VN_MEM_* */
     size_t offset;                     /* VN_MEM_ARENA */
     int32_t io_index;
+    bool packed_only; /* VN_CV_CONST with no raw bytes (data NULL): every reader's plan
+                         holds them packed (loaded so, or released after planning) */
+    bool owned;       /* data is the model's own copy (vn_cg_set_const), not the graph's */
 } vn_cvalue;
 
 typedef struct vn_cnode {
@@ -66,6 +69,7 @@ typedef struct vn_cnode {
     bool dead;
     void *plan_data; /* the operator's plan (freed with def->plan_free) */
     size_t workspace;
+    const char *fused_from; /* "a;b;c": the source nodes of a fused node, else NULL */
 } vn_cnode;
 
 /* A graph output the run must copy (it is an input, a constant or another
@@ -145,6 +149,18 @@ void vn_pass_note(vn_pass_report *r, const char *what);
 
 /* Inference of every node with the level's passes; fills m->stats.reports. */
 vn_status vn_pass_run_all(vn_model *m, int32_t level);
+
+/* ---- packed constants (compile_release.c) ------------------------------------------ */
+/* Node i's packed constants through its operator's pre-pack hook (vinci/ops.h);
+ * *consumed the inputs they replace. Returns the blob count (0: none). */
+int32_t vn_cg_node_blobs(const vn_model *m, int32_t i, vn_op_blob *blobs, uint64_t *consumed);
+/* Per value: a constant that is read, only through inputs `consumed` (per
+ * node) marks replaced, and is no model output. */
+void vn_cg_packed_only(const vn_model *m, const uint64_t *consumed, bool *packed_only);
+/* After planning: model-owned constants every reader holds packed give their
+ * pages back and become packed-only (graph initializers stay: the graph may
+ * compile again). Best effort: out of memory releases nothing. */
+void vn_cg_release_packed(vn_model *m);
 
 /* ---- memory (compile_memory.c) ---------------------------------------------------- */
 /* Assign every value its memory class; arena offsets from the static plan. */

@@ -61,6 +61,7 @@ vn_status vn_cg_set_const(vn_model *m, int32_t v, const vn_tensor_desc *desc, co
     val->desc = *desc;
     val->known = true;
     val->data = copy;
+    val->owned = copy != NULL;
     val->nbytes = bytes;
     val->producer = -1;
     return VN_OK;
@@ -107,7 +108,8 @@ static int32_t value_of(builder *bd, int32_t gv)
     vn_cvalue *val = &bd->m->values[v];
     if (src->constant) {
         val->desc = src->constant->desc;
-        val->data = src->constant->data;
+        val->data = src->constant->data; /* borrowed: the graph owns it */
+        val->owned = false;
         val->nbytes = src->constant->nbytes;
         val->known = true;
     } else if (kind == VN_CV_INPUT) {

@@ -26,7 +26,7 @@ void vn_cg_op_ctx(const vn_model *m, int32_t node, vn_tensor_desc *in, const voi
         data[k] = NULL;
         if (v < 0) continue;
         in[k] = m->values[v].desc;
-        if (m->values[v].kind == VN_CV_CONST)
+        if (m->values[v].kind == VN_CV_CONST && !m->values[v].packed_only)
             data[k] = m->values[v].data ? m->values[v].data : (const void *)empty_const;
     }
     attrs->items = n->attrs;

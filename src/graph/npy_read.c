@@ -17,7 +17,6 @@ typedef struct npy_header {
     char descr[16];
     bool fortran;
     vn_tensor_desc desc;
-    bool from_f64; /* "<f8": converted to f32 */
 } npy_header;
 
 static const char *after_key(const char *h, const char *key, const char *name)
@@ -93,14 +92,14 @@ static vn_status descr_dtype(const char *name, npy_header *h)
     } map[] = {{"<f4", VN_F32},  {"<f2", VN_F16},  {"|i1", VN_I8},   {"<i1", VN_I8},
                {"|u1", VN_U8},   {"<u1", VN_U8},   {"<i4", VN_I32},  {"<i8", VN_I64},
                {"|b1", VN_BOOL}, {"<b1", VN_BOOL}, {"<V2", VN_BF16}, {"|V2", VN_BF16},
-               {"<f8", VN_F32}};
+               {"<f8", VN_F64},  {"<i2", VN_I16},  {"<u2", VN_U16},  {"<u4", VN_U32},
+               {"<u8", VN_U64}};
     char d[16];
     snprintf(d, sizeof d, "%s", h->descr);
     if (d[0] == '=') d[0] = '<'; /* native = little on every CPU vinci runs on */
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         if (strcmp(d, map[i].descr)) continue;
         h->desc.dtype = map[i].dtype;
-        h->from_f64 = !strcmp(d, "<f8");
         return VN_OK;
     }
     if (d[0] == '>' && strcmp(d + 1, "i1") && strcmp(d + 1, "u1") && strcmp(d + 1, "b1"))
@@ -112,9 +111,10 @@ static vn_status descr_dtype(const char *name, npy_header *h)
         snprintf(h->descr, sizeof h->descr, "%s", d);
         return descr_dtype(name, h);
     }
-    return vn_error(VN_ERR_UNSUPPORTED, W,
-                    "%s: dtype '%s' is not supported (f4 f2 f8 i1 u1 i4 i8 b1, V2 as bf16)", name,
-                    h->descr);
+    return vn_error(
+        VN_ERR_UNSUPPORTED, W,
+        "%s: dtype '%s' is not supported (f4 f2 f8 i1 u1 i2 u2 i4 u4 i8 u8 b1, V2 as bf16)", name,
+        h->descr);
 }
 
 /* The header dict of a .npy; *data_at = offset of the data. */
@@ -158,13 +158,7 @@ static vn_status parse_header(const uint8_t *b, size_t size, const char *name, n
 
 static vn_status fill(const uint8_t *src, const npy_header *h, int64_t numel, void *dst)
 {
-    if (h->from_f64) {
-        for (int64_t i = 0; i < numel; i++) {
-            double v;
-            memcpy(&v, src + 8 * i, 8);
-            ((float *)dst)[i] = (float)v;
-        }
-    } else if (h->desc.dtype == VN_BOOL) {
+    if (h->desc.dtype == VN_BOOL) {
         for (int64_t i = 0; i < numel; i++) ((uint8_t *)dst)[i] = src[i] != 0;
     } else {
         memcpy(dst, src, (size_t)numel * vn_dtype_size(h->desc.dtype));
@@ -181,7 +175,7 @@ vn_status vn_npy_parse(const void *bytes, size_t size, const char *name, vn_tens
     size_t at = 0;
     vn_status st = parse_header(bytes, size, name, &h, &at);
     if (st != VN_OK) return st;
-    size_t elem = h.from_f64 ? 8 : vn_dtype_size(h.desc.dtype);
+    size_t elem = vn_dtype_size(h.desc.dtype);
     int64_t numel = 1;
     for (int32_t i = 0; i < h.desc.rank; i++) {
         if (h.desc.dims[i] && numel > (INT64_C(1) << 40) / h.desc.dims[i])

@@ -14,8 +14,9 @@
 const char *vn_npy_descr(vn_dtype dtype)
 {
     static const char *const names[VN_DTYPE_COUNT] = {
-        [VN_F32] = "<f4", [VN_F16] = "<f2", [VN_BF16] = "<V2", [VN_I8] = "|i1",
-        [VN_U8] = "|u1",  [VN_I32] = "<i4", [VN_I64] = "<i8",  [VN_BOOL] = "|b1",
+        [VN_F32] = "<f4", [VN_F16] = "<f2", [VN_BF16] = "<V2", [VN_I8] = "|i1",  [VN_U8] = "|u1",
+        [VN_I32] = "<i4", [VN_I64] = "<i8", [VN_BOOL] = "|b1", [VN_F64] = "<f8", [VN_I16] = "<i2",
+        [VN_U16] = "<u2", [VN_U32] = "<u4", [VN_U64] = "<u8",
     };
     return vn_dtype_valid(dtype) ? names[dtype] : NULL;
 }

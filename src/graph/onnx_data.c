@@ -102,7 +102,7 @@ static elem raw_elem(int32_t dt, const uint8_t *p)
     }
     default:
         memcpy(&e.i, p, 8);
-        break; /* int64, uint64 (range checked by the caller) */
+        break; /* int64, uint64 */
     }
     return e;
 }
@@ -129,23 +129,29 @@ static void store(vn_dtype dt, void *dst, int64_t i, elem e)
     case VN_F32:
         ((float *)dst)[i] = (float)e.f;
         break;
+    case VN_F64:
+        ((double *)dst)[i] = e.f;
+        break;
     case VN_F16:
     case VN_BF16:
         ((uint16_t *)dst)[i] = e.bits;
         break;
     case VN_I8:
-        ((int8_t *)dst)[i] = (int8_t)e.i;
-        break;
     case VN_U8:
         ((uint8_t *)dst)[i] = (uint8_t)e.i;
         break;
     case VN_BOOL:
         ((uint8_t *)dst)[i] = e.i != 0;
         break;
-    case VN_I32:
-        ((int32_t *)dst)[i] = (int32_t)e.i;
+    case VN_I16:
+    case VN_U16:
+        ((uint16_t *)dst)[i] = (uint16_t)e.i;
         break;
-    default:
+    case VN_I32:
+    case VN_U32:
+        ((uint32_t *)dst)[i] = (uint32_t)e.i;
+        break;
+    default: /* i64, u64 (its bits) */
         ((int64_t *)dst)[i] = e.i;
         break;
     }
@@ -173,15 +179,12 @@ static vn_status convert_bytes(vn_pb *pb, const vn_onnx_tensor *t, const uint8_t
                                size_t elem_bytes, vn_gconst *out, int64_t numel)
 {
     vn_dtype dt = out->desc.dtype;
-    if (vn_dtype_size(dt) == elem_bytes && t->data_type != VN_ONNX_BOOL &&
-        t->data_type != VN_ONNX_UINT64) {
+    if (vn_dtype_size(dt) == elem_bytes && t->data_type != VN_ONNX_BOOL) {
         memcpy(out->data, src, (size_t)numel * elem_bytes); /* same layout */
         return VN_OK;
     }
     for (int64_t i = 0; i < numel; i++) {
         elem e = raw_elem(t->data_type, src + (size_t)i * elem_bytes);
-        if (t->data_type == VN_ONNX_UINT64 && e.i < 0)
-            return tensor_fail(pb, t, VN_ERR_UNSUPPORTED, "a uint64 value does not fit int64");
         store(dt, out->data, i, e);
     }
     return VN_OK;
@@ -198,8 +201,6 @@ static vn_status from_typed(vn_pb *pb, const vn_onnx_tensor *t, vn_gconst *out, 
     }
     for (int64_t i = 0; i < numel; i++) {
         elem e = typed_elem(t->data_type, l->items[i]);
-        if (t->data_type == VN_ONNX_UINT64 && e.i < 0)
-            return tensor_fail(pb, t, VN_ERR_UNSUPPORTED, "a uint64 value does not fit int64");
         store(out->desc.dtype, out->data, i, e);
     }
     return VN_OK;

@@ -1,7 +1,6 @@
 /*
  * onnx_dtype.c — ONNX element types and the vinci dtype each is read as.
- * Narrow integer types widen exactly (i16/u16 -> i32, u32/u64 -> i64); f64
- * narrows to f32 because no vinci kernel computes in f64.
+ * Every type vinci has is read as itself (f64, i16, u16, u32 and u64 too).
  */
 #include "graph/onnx.h"
 
@@ -16,16 +15,16 @@ static const dtype_entry table[] = {
     [VN_ONNX_FLOAT] = {"float", VN_F32, 4},
     [VN_ONNX_UINT8] = {"uint8", VN_U8, 1},
     [VN_ONNX_INT8] = {"int8", VN_I8, 1},
-    [VN_ONNX_UINT16] = {"uint16", VN_I32, 2},
-    [VN_ONNX_INT16] = {"int16", VN_I32, 2},
+    [VN_ONNX_UINT16] = {"uint16", VN_U16, 2},
+    [VN_ONNX_INT16] = {"int16", VN_I16, 2},
     [VN_ONNX_INT32] = {"int32", VN_I32, 4},
     [VN_ONNX_INT64] = {"int64", VN_I64, 8},
     [VN_ONNX_STRING] = {"string", -1, 0},
     [VN_ONNX_BOOL] = {"bool", VN_BOOL, 1},
     [VN_ONNX_FLOAT16] = {"float16", VN_F16, 2},
-    [VN_ONNX_DOUBLE] = {"double", VN_F32, 8},
-    [VN_ONNX_UINT32] = {"uint32", VN_I64, 4},
-    [VN_ONNX_UINT64] = {"uint64", VN_I64, 8},
+    [VN_ONNX_DOUBLE] = {"double", VN_F64, 8},
+    [VN_ONNX_UINT32] = {"uint32", VN_U32, 4},
+    [VN_ONNX_UINT64] = {"uint64", VN_U64, 8},
     [14] = {"complex64", -1, 0},
     [15] = {"complex128", -1, 0},
     [VN_ONNX_BFLOAT16] = {"bfloat16", VN_BF16, 2},

@@ -150,6 +150,34 @@ static bool install(vn_model *m, int32_t anchor, const vn_fuse_rewrite *rw, cons
     return true;
 }
 
+/* A node's source names: its own list if it was fused before, else its name
+ * (or op type when unnamed). */
+static const char *origins_of(const vn_cnode *n)
+{
+    return n->fused_from ? n->fused_from : n->name && n->name[0] ? n->name : n->op_type;
+}
+
+/* The fused node's fused_from: the members' sources in node order, for the
+ * profiler's op summary. Left unset on no memory (it is informational). */
+static void record_origins(vn_model *m, int32_t anchor, const vn_cnode *old, const int32_t *members,
+                           int32_t count)
+{
+    size_t bytes = strlen(origins_of(old)) + 1;
+    for (int32_t i = 0; i < count; i++)
+        if (members[i] != anchor) bytes += strlen(origins_of(&m->nodes[members[i]])) + 1;
+    char *list = vn_gmem_alloc(&m->mem, bytes);
+    if (!list) return;
+    list[0] = 0;
+    for (int32_t i = 0; i <= anchor; i++) { /* node order = execution order */
+        bool member = i == anchor;
+        for (int32_t k = 0; k < count && !member; k++) member = members[k] == i;
+        if (!member) continue;
+        if (list[0]) strcat(list, ";");
+        strcat(list, origins_of(i == anchor ? old : &m->nodes[i]));
+    }
+    m->nodes[anchor].fused_from = list;
+}
+
 static void kill_members(vn_model *m, int32_t anchor, const vn_cnode *old, const int32_t *members,
                          int32_t count)
 {
@@ -186,6 +214,7 @@ vn_status vn_fuse_apply(vn_model *m, int32_t anchor, const vn_fuse_rewrite *rw,
         vn_clear_error();
         return VN_OK;
     }
+    record_origins(m, anchor, &old, members, num_members);
     kill_members(m, anchor, &old, members, num_members);
     vn_pass_note(r, text);
     *done = true;

@@ -21,14 +21,23 @@
  *     ATTRS     vnm_attr[]: every vn_attr type (ints, floats, strings, tensor)
  *     ATTRDATA  attribute arrays (8-byte aligned) and tensor data (64-aligned)
  *     WEIGHTS   constant values' bytes, raw, each 64-byte aligned: the loader
- *               uses them in place (read-only mapping); pre-packed forms are
- *               not stored (plans re-pack at load).
+ *               uses them in place (read-only mapping). A constant every
+ *               reader of which holds it packed (BLOBS) is not stored at all.
+ *     BLOBS     vnm_blob[]: per node with an operator pre-pack hook
+ *               (vinci/ops.h), its plan's packed constants, sorted by node
+ *               then blob number, and the inputs they replace
+ *     PACKED    the blobs' bytes, each 64-byte aligned, used in place: a load
+ *               re-creates such a plan around them (no copy, no repack)
  *
  * header_hash: FNV-1a 64 over the header (header_hash field zeroed) and the
- * section table. payload_hash: vn_vnm_hash over [end of table, file_size).
+ * section table. payload_hash: vn_vnm_hash over [end of table, file_size)
+ * (version 2: chunked, see below).
  *
  * Plans hold pointers, so they are never stored: the loader re-runs each
- * node's infer (the stored output shapes must match) and plan.
+ * node's infer (the stored output shapes must match) and plan, or for a
+ * node with blobs its operator's plan_from_blobs, which checks each blob's
+ * size and layout against what the shapes need. Version 1 files (raw
+ * weights only) are refused: recompile the model.
  */
 #ifndef VINCI_GRAPH_VNM_H
 #define VINCI_GRAPH_VNM_H
@@ -36,7 +45,7 @@
 #include "graph/compile.h"
 
 #define VNM_MAGIC      "VINCIVNM"
-#define VNM_VERSION    1u
+#define VNM_VERSION    2u
 #define VNM_BYTE_ORDER 0x01020304u
 #define VNM_ALIGN      64u
 #define VNM_NO_STRING  0u /* offset 0 of STRINGS is always "" */
@@ -52,6 +61,8 @@ enum {
     VNM_SEC_ATTRS,
     VNM_SEC_ATTRDATA,
     VNM_SEC_WEIGHTS,
+    VNM_SEC_BLOBS,
+    VNM_SEC_PACKED,
     VNM_SEC_END /* one past the last type */
 };
 #define VNM_NUM_SECTIONS (VNM_SEC_END - 1)
@@ -106,10 +117,12 @@ typedef struct vnm_value {
     int32_t dtype;
     int32_t rank; /* -1: never known (an unread anonymous output) */
     int64_t dims[VN_MAX_RANK];
-    int32_t mem; /* VN_MEM_* */
-    int32_t io_index;
-    uint64_t offset; /* VN_MEM_ARENA: in the arena; VN_MEM_CONST: in WEIGHTS */
-    uint64_t nbytes; /* VN_MEM_CONST */
+    int32_t mem;      /* VN_MEM_* */
+    int32_t io_index; /* INPUT / OUTPUT: position in the io list; CONST: VNM_CONST_PACKED
+                         when the raw bytes are not stored (every reader holds them
+                         packed, see BLOBS), else 0 */
+    uint64_t offset;  /* VN_MEM_ARENA: in the arena; VN_MEM_CONST: in WEIGHTS */
+    uint64_t nbytes;  /* VN_MEM_CONST */
 } vnm_value;
 
 typedef struct vnm_node {
@@ -131,6 +144,18 @@ typedef struct vnm_attr {
     uint64_t nbytes; /* tensor data bytes */
 } vnm_attr;
 
+#define VNM_CONST_PACKED 1
+
+typedef struct vnm_blob {
+    uint32_t node;   /* node index */
+    uint32_t index;  /* blob number within the node: 0, 1, ... */
+    uint32_t layout; /* string: what the bytes are (vn_op_blob.layout) */
+    uint32_t reserved;
+    uint64_t consumed;     /* inputs the node's plan no longer reads (equal on a node's blobs) */
+    uint64_t offset, size; /* in PACKED; offset 64-byte aligned */
+} vnm_blob;
+
+_Static_assert(sizeof(vnm_blob) == 40, "vnm_blob is 40 bytes");
 _Static_assert(sizeof(vnm_header) == 64, "vnm_header is 64 bytes");
 _Static_assert(sizeof(vnm_section) == 24, "vnm_section is 24 bytes");
 _Static_assert(sizeof(vnm_value) == 104 && sizeof(vnm_node) == 32 && sizeof(vnm_attr) == 120,
@@ -139,9 +164,13 @@ _Static_assert(sizeof(vnm_meta) == 32 && sizeof(vnm_options) == 16 && sizeof(vnm
                    sizeof(vnm_plan) == 56,
                "record sizes are part of the format");
 
-/* The payload hash: four interleaved FNV-1a 64 lanes over 64-bit words (so it
- * runs at memory speed), folded with the tail bytes and the length. */
+/* The payload hash: per 1 MiB chunk four interleaved FNV-1a 64 lanes over
+ * 64-bit words folded with the chunk's tail bytes (so it runs at memory
+ * speed), then FNV-1a 64 over the chunk hashes and the length. _mt hashes
+ * the chunks on up to `threads` threads: the same value. */
+#define VNM_HASH_CHUNK ((size_t)1 << 20)
 uint64_t vn_vnm_hash(const void *data, size_t size);
+uint64_t vn_vnm_hash_mt(const void *data, size_t size, int threads);
 /* FNV-1a 64, byte at a time (the header hash). */
 uint64_t vn_vnm_fnv1a(uint64_t h, const void *data, size_t size);
 #define VNM_FNV_BASIS 0xcbf29ce484222325ull

@@ -15,8 +15,8 @@
 #define W "vn_model_load"
 
 static const char *const sec_names[VNM_SEC_END] = {
-    "?",     "STRINGS", "META",  "OPTIONS",  "PLAN",    "VALUES",
-    "NODES", "INDICES", "ATTRS", "ATTRDATA", "WEIGHTS",
+    "?",       "STRINGS", "META",     "OPTIONS", "PLAN",  "VALUES", "NODES",
+    "INDICES", "ATTRS",   "ATTRDATA", "WEIGHTS", "BLOBS", "PACKED",
 };
 
 vn_status vn_vnm_bad(const vnm_loader *ld, uint64_t at, const char *fmt, ...)
@@ -47,7 +47,10 @@ static vn_status check_header(vnm_loader *ld, const vnm_header *h)
     if (memcmp(h->magic, VNM_MAGIC, 8))
         return vn_vnm_bad(ld, 0, "magic is not \"VINCIVNM\": not a .vnm file");
     if (h->version != VNM_VERSION)
-        return vn_vnm_bad(ld, 8, "format version %" PRIu32 " (this vinci reads version %u)",
+        return vn_vnm_bad(ld, 8,
+                          "format version %" PRIu32
+                          " (this vinci reads version %u only): recompile the model "
+                          "(vinci compile model.onnx -o model.vnm)",
                           h->version, VNM_VERSION);
     if (h->byte_order != VNM_BYTE_ORDER)
         return vn_vnm_bad(ld, 12, "byte-order mark 0x%08" PRIx32 " (a big-endian file?)",
@@ -73,7 +76,8 @@ static vn_status check_hashes(vnm_loader *ld, const vnm_header *h)
     x = vn_vnm_fnv1a(x, ld->base + hh + 8, table_end - hh - 8);
     if (x != h->header_hash)
         return vn_vnm_bad(ld, hh, "header hash mismatch: the header or section table is corrupt");
-    if (vn_vnm_hash(ld->base + table_end, ld->size - table_end) != h->payload_hash)
+    if (vn_vnm_hash_mt(ld->base + table_end, ld->size - table_end, ld->hash_threads) !=
+        h->payload_hash)
         return vn_vnm_bad(ld, offsetof(vnm_header, payload_hash),
                           "payload hash mismatch: some byte in %" PRIu64 "..%" PRIu64 " is corrupt",
                           table_end, ld->size);
@@ -150,6 +154,7 @@ static vn_status check_sizes(vnm_loader *ld)
     if (st == VN_OK) st = check_size(ld, VNM_SEC_NODES, 0, sizeof(vnm_node));
     if (st == VN_OK) st = check_size(ld, VNM_SEC_ATTRS, 0, sizeof(vnm_attr));
     if (st == VN_OK) st = check_size(ld, VNM_SEC_INDICES, 0, 4);
+    if (st == VN_OK) st = check_size(ld, VNM_SEC_BLOBS, 0, sizeof(vnm_blob));
     if (st != VN_OK) return st;
     uint64_t ol = ld->len[VNM_SEC_OPTIONS];
     ld->options = (const vnm_options *)(ld->base + ld->off[VNM_SEC_OPTIONS]);

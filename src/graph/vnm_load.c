@@ -79,8 +79,11 @@ static vn_status shell(vnm_loader *ld, vn_device *device)
 static vn_status load(vnm_loader *ld, vn_device *device, vn_model **out)
 {
     double t0 = now_ms();
-    vn_status st = vn_vnm_check_file(ld);
-    if (st == VN_OK) st = shell(ld, device);
+    vn_status st = shell(ld, device); /* first: the hash runs on the device's worker count */
+    if (st == VN_OK) {
+        ld->hash_threads = vn_device_num_workers(ld->m->device);
+        st = vn_vnm_check_file(ld);
+    }
     if (st == VN_OK) st = vn_vnm_read_model(ld);
     double t1 = now_ms();
     if (st == VN_OK) st = vn_vnm_replan(ld);

@@ -80,6 +80,16 @@ static bool io_points_back(const vn_model *m, const vnm_value *r, int32_t v, boo
 static vn_status read_const(const vnm_loader *ld, const vnm_value *r, vn_cvalue *val, uint64_t at)
 {
     uint64_t bytes = value_bytes(&val->desc), wlen = ld->len[VNM_SEC_WEIGHTS];
+    if (r->io_index != 0 && r->io_index != VNM_CONST_PACKED)
+        return vn_vnm_bad(ld, at + 84, "constant flag %" PRId32 " is not 0 or %d (packed)",
+                          r->io_index, VNM_CONST_PACKED);
+    if (r->io_index == VNM_CONST_PACKED) { /* readers' plans hold it (checked with BLOBS) */
+        if (r->nbytes || r->offset)
+            return vn_vnm_bad(ld, at + 88, "a packed-only constant stores no bytes");
+        val->packed_only = true;
+        val->io_index = -1;
+        return VN_OK;
+    }
     if (r->nbytes != bytes)
         return vn_vnm_bad(ld, at + 96, "constant has %" PRIu64 " bytes, its shape needs %" PRIu64,
                           r->nbytes, bytes);
@@ -231,6 +241,7 @@ vn_status vn_vnm_read_model(vnm_loader *ld)
     for (int32_t v = 0; st == VN_OK && v < ld->m->num_values; v++)
         st = read_mem(ld, (const vnm_value *)(ld->base + VAL_AT(ld, v)), v, VAL_AT(ld, v));
     if (st == VN_OK) st = read_nodes(ld);
+    if (st == VN_OK) st = vn_vnm_read_blobs(ld);
     if (st == VN_OK)
         for (int32_t i = 0; i < ld->m->num_outputs; i++)
             if (ld->m->values[ld->m->outputs[i]].mem == VN_MEM_NONE)

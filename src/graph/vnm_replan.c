@@ -138,11 +138,30 @@ typedef struct plan_job {
     char (*why)[600];  /* per node: the error message, captured in its thread */
 } plan_job;
 
+/* The operator's plan, or for a node with blobs its plan around them (in
+ * the mapping: no copy, no repack). */
+static vn_status plan_node(const vnm_loader *ld, int32_t i, const vn_op_ctx *ctx,
+                           const vn_tensor_desc *out)
+{
+    vn_cnode *n = &ld->m->nodes[i];
+    if (!ld->blob_count[i]) return n->def->plan(ctx, out, &n->plan_data, &n->workspace);
+    const vn_op_prepack *hooks = vn_op_prepack_hooks(n->def);
+    if (!hooks)
+        return vn_error(VN_ERR_FORMAT, W,
+                        "the file has packed data for this node, but "
+                        "operator %s has no pre-pack hook",
+                        n->op_type);
+    vn_op_blob blobs[VN_OP_MAX_BLOBS];
+    int32_t nb = vn_vnm_node_blobs(ld, i, blobs);
+    return hooks->plan_from_blobs(ctx, out, blobs, nb, ld->consumed[i], &n->plan_data,
+                                  &n->workspace);
+}
+
 static void plan_one(plan_job *job, int32_t i)
 {
     vn_model *m = job->ld->m;
     vn_cnode *n = &m->nodes[i];
-    if (!n->def->plan) return;
+    if (!n->def->plan && !job->ld->blob_count[i]) return;
     char label[256];
     vn_tensor_desc in[MAXIO], out[MAXIO];
     const void *data[MAXIO];
@@ -152,7 +171,7 @@ static void plan_one(plan_job *job, int32_t i)
     vn_cg_op_ctx(m, i, in, data, &attrs, &ctx);
     if (!ctx.node_name[0]) ctx.node_name = label;
     for (int32_t k = 0; k < n->num_outputs; k++) out[k] = m->values[n->outputs[k]].desc;
-    job->status[i] = n->def->plan(&ctx, out, &n->plan_data, &n->workspace);
+    job->status[i] = plan_node(job->ld, i, &ctx, out);
     if (job->status[i] != VN_OK) snprintf(job->why[i], sizeof job->why[i], "%s", vn_last_error());
 }
 

@@ -28,6 +28,8 @@ typedef struct buf {
 typedef struct writer {
     const vn_model *m;
     buf sec[VNM_SEC_END];
+    uint64_t *consumed; /* per node: inputs its plan holds packed (exported blobs) */
+    bool *packed_only;  /* per value: every reader holds it packed (no raw bytes) */
 } writer;
 
 static size_t align_up(size_t x, size_t a)
@@ -83,9 +85,11 @@ static void put_value(writer *w, const vn_cvalue *v)
     r.rank = v->known ? v->desc.rank : -1;
     for (int32_t d = 0; d < r.rank; d++) r.dims[d] = v->desc.dims[d];
     r.mem = v->mem;
-    r.io_index = v->io_index;
+    r.io_index = v->mem == VN_MEM_CONST ? 0 : v->io_index;
     if (v->mem == VN_MEM_ARENA) r.offset = v->offset;
-    if (v->mem == VN_MEM_CONST && v->nbytes && v->data) {
+    if (v->mem == VN_MEM_CONST && w->packed_only[v - w->m->values]) {
+        r.io_index = VNM_CONST_PACKED; /* its readers' blobs replace it */
+    } else if (v->mem == VN_MEM_CONST && v->nbytes && v->data) {
         r.nbytes = v->nbytes;
         r.offset = put(&w->sec[VNM_SEC_WEIGHTS], v->data, v->nbytes, VNM_ALIGN);
     }
@@ -137,12 +141,39 @@ static void put_node(writer *w, const vn_cnode *n)
     put(&w->sec[VNM_SEC_NODES], &r, sizeof r, 8);
 }
 
+/* Node i's packed constants (its operator's pre-pack hook) into BLOBS and
+ * PACKED; w->consumed[i] the inputs they replace. */
+static void put_blobs(writer *w, int32_t i)
+{
+    vn_op_blob blobs[VN_OP_MAX_BLOBS];
+    int32_t nb = vn_cg_node_blobs(w->m, i, blobs, &w->consumed[i]);
+    for (int32_t k = 0; k < nb; k++) {
+        vnm_blob r = {(uint32_t)i, (uint32_t)k,  str_ref(w, blobs[k].layout), 0, w->consumed[i],
+                      0,           blobs[k].size};
+        r.offset = put(&w->sec[VNM_SEC_PACKED], blobs[k].data, blobs[k].size, VNM_ALIGN);
+        put(&w->sec[VNM_SEC_BLOBS], &r, sizeof r, 8);
+    }
+}
+
+/* A loaded packed-only constant the file would need raw: its index, else -1
+ * (cannot happen: the loader checked every reader holds it packed). */
+static int32_t raw_bytes_lost(const writer *w)
+{
+    for (int32_t v = 0; v < w->m->num_values; v++)
+        if (w->m->values[v].packed_only && !w->packed_only[v]) return v;
+    return -1;
+}
+
 static void put_model(writer *w)
 {
     const vn_model *m = w->m;
     const vn_model_stats *s = &m->stats;
     buf *idx = &w->sec[VNM_SEC_INDICES];
     put(&w->sec[VNM_SEC_STRINGS], "", 1, 1); /* offset 0 is "" */
+    for (int32_t i = 0; i < m->num_nodes; i++) put_blobs(w, i);
+    if (w->sec[VNM_SEC_PACKED].n) /* slack after the last blob, as packed buffers have */
+        put(&w->sec[VNM_SEC_PACKED], NULL, VNM_ALIGN, VNM_ALIGN);
+    vn_cg_packed_only(m, w->consumed, w->packed_only);
     for (int32_t v = 0; v < m->num_values; v++) put_value(w, &m->values[v]);
     for (int32_t i = 0; i < m->num_nodes; i++) put_node(w, &m->nodes[i]);
     vnm_meta meta = {str_ref(w, "vinci"),
@@ -235,8 +266,20 @@ vn_status vn_model_save(const vn_model *m, const char *path)
     writer w;
     memset(&w, 0, sizeof w);
     w.m = m;
-    put_model(&w);
-    bool failed = false;
+    w.consumed = calloc((size_t)m->num_nodes + 1, sizeof *w.consumed);
+    w.packed_only = calloc((size_t)m->num_values + 1, sizeof *w.packed_only);
+    bool failed = !w.consumed || !w.packed_only;
+    if (!failed) put_model(&w);
+    int32_t lost = failed ? -1 : raw_bytes_lost(&w);
+    free(w.consumed);
+    free(w.packed_only);
+    if (lost >= 0) {
+        for (int t = 1; t < VNM_SEC_END; t++) free(w.sec[t].p);
+        return vn_error(VN_ERR_STATE, W,
+                        "%s: constant '%s' has no raw bytes, but a reader does not hold it "
+                        "packed",
+                        m->name, m->values[lost].name);
+    }
     for (int t = 1; t < VNM_SEC_END; t++) failed |= w.sec[t].failed;
     /* string references and indices are u32 in the format */
     if (w.sec[VNM_SEC_STRINGS].n > UINT32_MAX || w.sec[VNM_SEC_INDICES].n / 4 > UINT32_MAX) {

@@ -16,8 +16,13 @@
 #include <string.h>
 
 #include "kernel/core_internal.h"
+#include "kernel/isa.h"
 
 #define BLOCK VN_BLOCK_BYTES
+
+/* The prefetch queue of vn_prefetch (copy_stream.c); vn_prefetch_issue is in isa.h. */
+void vn_prefetch_queue(const void *src, size_t bytes);
+void vn_prefetch_drop(void);
 
 static int64_t round_up_block(int64_t bytes)
 {
@@ -75,6 +80,7 @@ void vn_copy_in_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, int64_
         vn_check_write(core, dst, 0, bytes, "vn_copy_in", site);
     }
     if (bytes <= 0) return;
+    vn_prefetch_drop(); /* what is still queued, this copy or the next fetches anyway */
     memcpy(dst.data, (const uint8_t *)src.data + src_off * size, (size_t)bytes);
     core->counters.bytes_in += bytes;
 }
@@ -91,8 +97,22 @@ void vn_copy_out_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, int64
         vn_check_read(core, src, 0, bytes, "vn_copy_out", site);
     }
     if (bytes <= 0) return;
+    if (dst.hint != VN_CACHE_STREAM) vn_prefetch_issue(bytes / 64 * 2);
     vn_gm_store(dst, (uint8_t *)dst.data + dst_off * size, src.data, (size_t)bytes);
     core->counters.bytes_out += bytes;
+}
+
+/* ---- prefetch ------------------------------------------------------------------ */
+
+void vn_prefetch_(vn_core *core, vn_gm src, int64_t src_off, int64_t count, vn_site site)
+{
+    int64_t size = (int64_t)vn_dtype_size(src.dtype);
+    if (core->checked) {
+        if (count < 0) vn_core_fail(core, site, "vn_prefetch", "count %lld < 0", (long long)count);
+        check_gm(core, src, src_off * size, count * size, "prefetches", "vn_prefetch", site);
+    }
+    if (count > 0)
+        vn_prefetch_queue((const char *)src.data + src_off * size, (size_t)(count * size));
 }
 
 /* ---- strided ------------------------------------------------------------------- */

@@ -50,6 +50,12 @@ typedef struct vn_isa_table {
     vn_f32_softmax_rows_fn softmax_rows;
 } vn_isa_table;
 
+/* Requests up to `lines` cache lines queued by vn_prefetch (copy_stream.c).
+ * The row instructions call it between blocks of a pass, so that the next
+ * tile streams in while this one is computed, a few lines at a time (a burst
+ * would hold the line-fill buffers and stall the compute). */
+void vn_prefetch_issue(int64_t lines);
+
 /* The table of the active ISA (thread-safe, chosen once). Never NULL. */
 const vn_isa_table *vn_isa_table_get(void);
 /* The table of a given ISA, for tests and benchmarks; the caller must know the

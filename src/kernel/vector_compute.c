@@ -1,6 +1,7 @@
 /*
  * vector_compute.c — the dtype-generic compute step behind every vector
- * instruction: f32 straight through the ISA table, f16/bf16 converted to f32
+ * instruction: f32 through the ISA table (in chunks, issuing queued
+ * prefetches between them), f16/bf16 converted to f32
  * in stack chunks and rounded back (nearest even), i32 in vector_i32.c.
  */
 #include <math.h>
@@ -28,6 +29,24 @@ static void vn_f32_kernel(const vn_isa_table *t, vn_vop op, float *dst, const fl
     }
 }
 
+/* f32 in chunks: between chunks, a few lines queued by vn_prefetch are
+ * requested, so that the next tile streams in while this one is computed.
+ * Element-wise, so chunking changes no result. */
+#define VN_VEC_PF_CHUNK 1024
+#define VN_VEC_PF_LINES 16
+
+static void vn_f32_chunked(vn_vop op, float *dst, const float *a, const float *b, float s,
+                           int64_t n)
+{
+    const vn_isa_table *t = vn_isa_table_get();
+    bool binary = vn_vop_kind_of(op) == VN_VOP_BINARY;
+    for (int64_t i = 0; i < n; i += VN_VEC_PF_CHUNK) {
+        int64_t m = n - i < VN_VEC_PF_CHUNK ? n - i : VN_VEC_PF_CHUNK;
+        vn_f32_kernel(t, op, dst + i, a + i, binary ? b + i : b, s, m);
+        vn_prefetch_issue(VN_VEC_PF_LINES);
+    }
+}
+
 /* f16 / bf16: the scalar is first rounded to the dtype, as the hardware's
  * scalar register holds a T. */
 static void vn_half_compute(vn_vop op, vn_to_f32_fn to, vn_from_f32_fn from, uint16_t *dst,
@@ -51,7 +70,7 @@ void vn_vec_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, const v
     if (n <= 0) return;
     switch (dtype) {
     case VN_F32:
-        vn_f32_kernel(vn_isa_table_get(), op, dst, a, b, (float)s, n);
+        vn_f32_chunked(op, dst, a, b, (float)s, n);
         break;
     case VN_F16:
         vn_half_compute(op, vn_f16_to_f32_array, vn_f32_to_f16_array, dst, a, b,

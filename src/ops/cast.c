@@ -32,6 +32,16 @@ static int32_t from_onnx(int64_t t)
         return VN_F16;
     case 16:
         return VN_BF16;
+    case 4:
+        return VN_U16;
+    case 5:
+        return VN_I16;
+    case 11:
+        return VN_F64;
+    case 12:
+        return VN_U32;
+    case 13:
+        return VN_U64;
     default:
         return -1;
     }
@@ -52,8 +62,8 @@ static vn_status cast_infer(const vn_op_ctx *ctx, vn_tensor_desc *out)
     int32_t dt = from_onnx(to);
     if (dt < 0)
         return vn_error(VN_ERR_UNSUPPORTED, where,
-                        "'to' = %lld: no such vinci dtype (float, float16, bfloat16, int8, "
-                        "uint8, int32, int64, bool)",
+                        "'to' = %lld: no such vinci dtype (float, float16, bfloat16, double, "
+                        "int8, uint8, int16, uint16, int32, uint32, int64, uint64, bool)",
                         (long long)to);
     out->dtype = (vn_dtype)dt;
     return VN_OK;
@@ -65,11 +75,6 @@ typedef struct cast_args {
     vn_dtype from, to;
     int64_t n, tiles;
 } cast_args;
-
-static bool both_int(vn_dtype a, vn_dtype b)
-{
-    return !vn_cast_is_float(a) && !vn_cast_is_float(b);
-}
 
 static void cast_chunk(const cast_args *a, int64_t o, int64_t n)
 {
@@ -86,7 +91,10 @@ static void cast_chunk(const cast_args *a, int64_t o, int64_t n)
     } else if (a->from == a->to) {
         size_t es = vn_dtype_size(a->from);
         memcpy((uint8_t *)a->y + o * es, (const uint8_t *)a->x + o * es, (size_t)n * es);
-    } else if (both_int(a->from, a->to)) {
+    } else if (vn_cast_is_u64(a->from)) { /* integer sources round once to a float */
+        for (int64_t i = o; i < o + n; i++)
+            vn_cast_store_u64(a->to, a->y, i, (uint64_t)vn_cast_load_i64(a->from, a->x, i));
+    } else if (!vn_cast_is_float(a->from)) {
         for (int64_t i = o; i < o + n; i++)
             vn_cast_store_i64(a->to, a->y, i, vn_cast_load_i64(a->from, a->x, i));
     } else {

@@ -4,7 +4,8 @@
  * conv_attrs.c (attributes, shapes), conv_plan.c (algorithm choice,
  * workspace), conv_pack.c (weight layouts, BatchNorm folding),
  * conv_direct.c (direct / depthwise launches on NC1HWC0), conv_gemm.c
- * (1x1 as GEMM, im2col + GEMM) and conv_op.c (the registry entries).
+ * (1x1 as GEMM, im2col + GEMM), conv_winograd.c / conv_winograd_pack.c
+ * (Winograd F(4x4, 3x3) on NC1HWC0) and conv_op.c (the registry entries).
  *
  * Every convolution is planned as a 2-D one: a 1-D Conv is H = KH = 1.
  *
@@ -28,6 +29,7 @@ typedef enum vn_conv_algo {
     VN_CONV_ALGO_IM2COL,       /* NCHW: columns per image + one batched GEMM over groups */
     VN_CONV_ALGO_DIRECT,       /* NC1HWC0 register-blocked direct convolution */
     VN_CONV_ALGO_DEPTHWISE,    /* NC1HWC0, group = C = K */
+    VN_CONV_ALGO_WINOGRAD,     /* NC1HWC0 3x3 stride 1 group 1: F(4x4,3x3), conv_winograd*.c */
     VN_CONV_ALGO_COUNT
 } vn_conv_algo;
 
@@ -70,8 +72,10 @@ typedef struct vn_conv_plan {
     /* Packed at plan time when W (and B) are constants (ctx->input_data):
      * owned by the plan, used instead of the run's W / B. */
     float *const_w, *const_bias;
+    bool borrowed; /* const_w / const_bias point into an offline model: not freed */
     /* workspace (bytes offsets, 64-byte aligned; size 0 when unused) */
     size_t ws_w, ws_bias, ws_x, ws_y, ws_res, ws_col, ws_total;
+    size_t ws_wino; /* WINOGRAD: transformed input and products */
     int64_t C1, K1; /* channel blocks of input and output */
     char where[VN_OPS_WHERE_MAX];
 } vn_conv_plan;
@@ -79,6 +83,13 @@ typedef struct vn_conv_plan {
 vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
                              bool fused, vn_conv_plan **out);
 void vn_conv_plan_free(vn_conv_plan *p);
+/* Pre-packed constants (vinci/ops.h): the blobs of a plan with packed W (and
+ * B), and a plan built with W (and B) hidden adopting such blobs in place
+ * (checked against the sizes its geometry needs; the workspace shrinks). */
+int32_t vn_conv_plan_export(const vn_conv_plan *p, vn_op_blob blobs[VN_OP_MAX_BLOBS],
+                            uint64_t *consumed);
+vn_status vn_conv_plan_adopt(vn_conv_plan *p, const vn_op_blob *blobs, int32_t num_blobs,
+                             uint64_t consumed);
 vn_status vn_conv_execute(const vn_conv_plan *p, const vn_op_run_ctx *ctx);
 
 /* ---- weights ----------------------------------------------------------------- */
@@ -92,6 +103,27 @@ int64_t vn_conv_packed_elems(const vn_conv_geom *g, vn_conv_algo algo);
 /* Pack ONNX weights [K][C/G][KH][KW] into the direct or depthwise layout. */
 void vn_conv_pack_direct(const vn_conv_geom *g, const float *w, float *packed);
 void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed);
+/* The algorithms whose kernels take packed (NC1HWC0-side) weights, and the
+ * packing for any of them. */
+bool vn_conv_algo_blocked(vn_conv_algo algo);
+void vn_conv_pack_blocked(const vn_conv_geom *g, vn_conv_algo algo, const float *w, float *packed);
+
+/* ---- Winograd F(4x4, 3x3) (conv_winograd_pack.c, conv_winograd.c) ---------------- */
+
+/* 3x3, stride 1, dilation 1, group 1 (any pads). */
+bool vn_conv_winograd_ok(const vn_conv_geom *g);
+/* Does Winograd beat the direct kernel on this shape (measured rule)? */
+bool vn_conv_winograd_wins(const vn_conv_geom *g);
+int64_t vn_conv_winograd_tiles(const vn_conv_geom *g);
+int64_t vn_conv_winograd_packed_elems(const vn_conv_geom *g);
+int64_t vn_conv_winograd_ws_elems(const vn_conv_geom *g);
+/* U = G w G^T, [36][K1][C1][16 ci][16 co]. */
+void vn_conv_pack_winograd(const vn_conv_geom *g, const float *w, float *packed);
+/* NC1HWC0 x, packed u, bias padded to K1*16 (or NULL), res like y (or NULL);
+ * ws: vn_conv_winograd_ws_elems floats. */
+vn_status vn_conv_winograd_run(const vn_conv_plan *p, const float *x, const float *u,
+                               const float *bias, const float *res, float *y, float *ws,
+                               vn_kernel_counters *counters);
 
 /* ---- kernels --------------------------------------------------------------------- */
 

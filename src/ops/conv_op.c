@@ -20,6 +20,7 @@
 
 #include "ops/conv.h"
 #include "ops/layout.h"
+#include "ops/prepack.h"
 
 typedef struct conv_def {
     vn_op_def def;
@@ -64,6 +65,37 @@ static vn_status conv_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, 
 static void conv_plan_free(void *data)
 {
     vn_conv_plan_free(data);
+}
+
+static int32_t conv_export(const void *data, vn_op_blob blobs[VN_OP_MAX_BLOBS], uint64_t *consumed)
+{
+    return vn_conv_plan_export(data, blobs, consumed);
+}
+
+/* Plan with the consumed inputs hidden (nothing packed), then adopt. */
+static vn_status conv_from_blobs(const vn_op_ctx *ctx, const vn_tensor_desc *outputs,
+                                 const vn_op_blob *blobs, int32_t num_blobs, uint64_t consumed,
+                                 void **data, size_t *workspace)
+{
+    const void *in_data[64];
+    vn_op_ctx c = vn_prepack_ctx(ctx, consumed, in_data);
+    vn_status st = conv_plan(&c, outputs, data, workspace);
+    if (st != VN_OK) return st;
+    vn_conv_plan *p = *data;
+    if ((st = vn_conv_plan_adopt(p, blobs, num_blobs, consumed)) != VN_OK) {
+        vn_conv_plan_free(p);
+        *data = NULL;
+        return st;
+    }
+    *workspace = p->ws_total;
+    return VN_OK;
+}
+
+static const vn_op_prepack conv_hooks = {conv_export, conv_from_blobs};
+
+const vn_op_prepack *vn_conv_prepack_hooks(const vn_op_def *def)
+{
+    return def && def->infer == conv_infer ? &conv_hooks : NULL;
 }
 
 static vn_status conv_run(const vn_op_run_ctx *ctx)
@@ -118,10 +150,8 @@ vn_status vn_conv_pack_weights(const char *op_name, const vn_tensor_desc *inputs
     if (st != VN_OK) return st;
     *elems = vn_conv_packed_elems(&p->g, p->algo);
     if (packed && w) {
-        if (p->algo == VN_CONV_ALGO_DIRECT)
-            vn_conv_pack_direct(&p->g, w, packed);
-        else if (p->algo == VN_CONV_ALGO_DEPTHWISE)
-            vn_conv_pack_depthwise(&p->g, w, packed);
+        if (vn_conv_algo_blocked(p->algo))
+            vn_conv_pack_blocked(&p->g, p->algo, w, packed);
         else
             memcpy(packed, w, (size_t)*elems * sizeof *packed);
     }

@@ -29,6 +29,7 @@ int64_t vn_conv_packed_elems(const vn_conv_geom *g, vn_conv_algo algo)
 {
     int64_t taps = g->KH * g->KW, k1 = vn_ops_div_up(g->K, VN_C0);
     if (algo == VN_CONV_ALGO_DEPTHWISE) return k1 * taps * VN_C0;
+    if (algo == VN_CONV_ALGO_WINOGRAD) return vn_conv_winograd_packed_elems(g);
     if (algo == VN_CONV_ALGO_DIRECT)
         return k1 * vn_ops_div_up(g->C / g->G, VN_C0) * taps * VN_C0 * VN_C0;
     return g->K * (g->C / g->G) * taps; /* the GEMM paths take ONNX weights as they are */
@@ -59,6 +60,22 @@ void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed
     for (int64_t c = 0; c < g->C; c++)
         for (int64_t t = 0; t < taps; t++)
             packed[((c / VN_C0) * taps + t) * VN_C0 + c % VN_C0] = w[c * taps + t];
+}
+
+bool vn_conv_algo_blocked(vn_conv_algo algo)
+{
+    return algo == VN_CONV_ALGO_DIRECT || algo == VN_CONV_ALGO_DEPTHWISE ||
+           algo == VN_CONV_ALGO_WINOGRAD;
+}
+
+void vn_conv_pack_blocked(const vn_conv_geom *g, vn_conv_algo algo, const float *w, float *packed)
+{
+    if (algo == VN_CONV_ALGO_DIRECT)
+        vn_conv_pack_direct(g, w, packed);
+    else if (algo == VN_CONV_ALGO_DEPTHWISE)
+        vn_conv_pack_depthwise(g, w, packed);
+    else if (algo == VN_CONV_ALGO_WINOGRAD)
+        vn_conv_pack_winograd(g, w, packed);
 }
 
 vn_status vn_conv_fold_bn(int64_t K, int64_t per_channel, float *w, float *bias, const float *scale,

@@ -3,9 +3,10 @@
  * and running the plan.
  *
  * Choice (attribute "algo" may force one for tests and benchmarks: "auto",
- * "gemm", "im2col", "direct", "depthwise"; a forced algo must be legal):
+ * "gemm", "im2col", "direct", "depthwise", "winograd"; a forced algo must be legal):
  *   depthwise (G = C = K)                            -> DEPTHWISE on NC1HWC0
  *   NCHW, 1x1, stride 1, no padding                  -> GEMM_1X1, in place
+ *   3x3 stride 1 G = 1 where it wins (conv_winograd_pack.c) -> WINOGRAD on NC1HWC0
  *   G = 1, or C/G and K/G multiples of 16            -> DIRECT on NC1HWC0
  *   anything else                                    -> IM2COL (+ GEMM) on NCHW
  * The NC1HWC0 kernels on an NCHW tensor, and the NCHW GEMM paths on an
@@ -16,14 +17,17 @@
  *   bias bias padded to K1*16 (DIRECT / DEPTHWISE)
  *   x, y, res  the reordered input, output and residual
  *   col  the im2col columns of one image (IM2COL).
+ *   wino the transformed input and products (WINOGRAD).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/conv.h"
+#include "ops/prepack.h"
 
-static const char *const algo_names[VN_CONV_ALGO_COUNT] = {"gemm", "im2col", "direct", "depthwise"};
+static const char *const algo_names[VN_CONV_ALGO_COUNT] = {"gemm", "im2col", "direct", "depthwise",
+                                                           "winograd"};
 
 const char *vn_conv_algo_name(vn_conv_algo algo)
 {
@@ -47,6 +51,8 @@ static bool algo_legal(const vn_conv_plan *p, vn_conv_algo a)
         return vn_conv_direct_ok(&p->g);
     case VN_CONV_ALGO_DEPTHWISE:
         return vn_conv_depthwise_ok(&p->g);
+    case VN_CONV_ALGO_WINOGRAD:
+        return vn_conv_winograd_ok(&p->g);
     default:
         return false;
     }
@@ -56,6 +62,7 @@ static vn_conv_algo choose(const vn_conv_plan *p)
 {
     if (vn_conv_depthwise_ok(&p->g)) return VN_CONV_ALGO_DEPTHWISE;
     if (p->layout == VN_CONV_NCHW && is_1x1(&p->g)) return VN_CONV_ALGO_GEMM_1X1;
+    if (vn_conv_winograd_ok(&p->g) && vn_conv_winograd_wins(&p->g)) return VN_CONV_ALGO_WINOGRAD;
     if (vn_conv_direct_ok(&p->g)) return VN_CONV_ALGO_DIRECT;
     return VN_CONV_ALGO_IM2COL;
 }
@@ -80,13 +87,13 @@ static vn_status pick_algo(const vn_op_ctx *ctx, const char *where, vn_conv_plan
             return VN_OK;
         }
     return vn_error(VN_ERR_INVALID_ARG, where,
-                    "algo '%s' is not auto, gemm, im2col, direct or depthwise", a->s);
+                    "algo '%s' is not auto, gemm, im2col, direct, depthwise or winograd", a->s);
 }
 
 /* W (and B) constant at plan time: pack them once, into the plan. */
 static vn_status pack_constants(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
 {
-    bool blocked = p->algo == VN_CONV_ALGO_DIRECT || p->algo == VN_CONV_ALGO_DEPTHWISE;
+    bool blocked = vn_conv_algo_blocked(p->algo);
     const float *w = ctx->input_data ? ctx->input_data[1] : NULL;
     if (!blocked || !ctx->device || !w) return VN_OK;
     int64_t n = vn_conv_packed_elems(&p->g, p->algo);
@@ -94,10 +101,8 @@ static vn_status pack_constants(const vn_op_ctx *ctx, const char *where, vn_conv
     if (!p->const_w) return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for packed weights");
     if (p->packed)
         memcpy(p->const_w, w, (size_t)n * sizeof(float));
-    else if (p->algo == VN_CONV_ALGO_DIRECT)
-        vn_conv_pack_direct(&p->g, w, p->const_w);
     else
-        vn_conv_pack_depthwise(&p->g, w, p->const_w);
+        vn_conv_pack_blocked(&p->g, p->algo, w, p->const_w);
     const float *b = p->has_bias ? ctx->input_data[2] : NULL;
     if (!b) return VN_OK;
     p->const_bias = vn_aligned_alloc((size_t)(p->K1 * VN_C0) * sizeof(float), 64);
@@ -117,7 +122,7 @@ static size_t piece(size_t *total, int64_t elems)
 static void plan_workspace(vn_conv_plan *p)
 {
     const vn_conv_geom *g = &p->g;
-    bool blocked_algo = p->algo == VN_CONV_ALGO_DIRECT || p->algo == VN_CONV_ALGO_DEPTHWISE;
+    bool blocked_algo = vn_conv_algo_blocked(p->algo);
     bool reorder = blocked_algo != (p->layout == VN_CONV_NC1HWC0);
     int64_t in_b = g->N * p->C1 * g->IH * g->IW * VN_C0,
             out_b = g->N * p->K1 * g->OH * g->OW * VN_C0;
@@ -131,6 +136,7 @@ static void plan_workspace(vn_conv_plan *p)
     p->ws_res = piece(&t, reorder && p->has_res ? (blocked_algo ? out_b : out_p) : 0);
     p->ws_col =
         piece(&t, p->algo == VN_CONV_ALGO_IM2COL ? g->C * g->KH * g->KW * g->OH * g->OW : 0);
+    p->ws_wino = piece(&t, p->algo == VN_CONV_ALGO_WINOGRAD ? vn_conv_winograd_ws_elems(g) : 0);
     p->ws_total = t;
 }
 
@@ -206,7 +212,72 @@ void vn_conv_plan_free(vn_conv_plan *p)
 {
     if (!p) return;
     vn_gemm_plan_destroy(p->gemm);
-    vn_aligned_free(p->const_w);
-    vn_aligned_free(p->const_bias);
+    if (!p->borrowed) {
+        vn_aligned_free(p->const_w);
+        vn_aligned_free(p->const_bias);
+    }
     free(p);
+}
+
+/* ---- pre-packed constants -------------------------------------------------------- */
+
+#define BIT_W    (1u << 1)
+#define BIT_BIAS (1u << 2)
+
+static void blob_layout(const vn_conv_plan *p, bool bias, char *buf, size_t size)
+{
+    snprintf(buf, size, "conv.%s.f32.c%d", bias ? "bias" : vn_conv_algo_name(p->algo), VN_C0);
+}
+
+int32_t vn_conv_plan_export(const vn_conv_plan *p, vn_op_blob blobs[VN_OP_MAX_BLOBS],
+                            uint64_t *consumed)
+{
+    *consumed = 0;
+    if (!p || !p->const_w) return 0;
+    int32_t n = 0;
+    memset(blobs, 0, 2 * sizeof *blobs);
+    blobs[n].data = p->const_w;
+    blobs[n].size = (size_t)vn_conv_packed_elems(&p->g, p->algo) * sizeof(float);
+    blob_layout(p, false, blobs[n].layout, sizeof blobs[n].layout);
+    n++;
+    *consumed = BIT_W;
+    if (p->const_bias) {
+        blobs[n].data = p->const_bias;
+        blobs[n].size = (size_t)(p->K1 * VN_C0) * sizeof(float);
+        blob_layout(p, true, blobs[n].layout, sizeof blobs[n].layout);
+        n++;
+        *consumed |= BIT_BIAS;
+    }
+    return n;
+}
+
+vn_status vn_conv_plan_adopt(vn_conv_plan *p, const vn_op_blob *blobs, int32_t num_blobs,
+                             uint64_t consumed)
+{
+    bool blocked = vn_conv_algo_blocked(p->algo);
+    bool bias = (consumed & BIT_BIAS) != 0;
+    if (!blocked || !(consumed & BIT_W) || (consumed & ~(uint64_t)(BIT_W | BIT_BIAS)) ||
+        (bias && !p->has_bias) || num_blobs != 1 + bias)
+        return vn_error(VN_ERR_FORMAT, p->where,
+                        "%d packed blobs consuming inputs 0x%llx do not fit the %s algorithm "
+                        "(W packed for a blocked algorithm, then B if constant)",
+                        (int)num_blobs, (unsigned long long)consumed, vn_conv_algo_name(p->algo));
+    char lay[48];
+    blob_layout(p, false, lay, sizeof lay);
+    vn_status st = vn_prepack_check_blob(
+        p->where, &blobs[0], 0, (size_t)vn_conv_packed_elems(&p->g, p->algo) * sizeof(float), lay);
+    blob_layout(p, true, lay, sizeof lay);
+    if (st == VN_OK && bias)
+        st = vn_prepack_check_blob(p->where, &blobs[1], 1, (size_t)(p->K1 * VN_C0) * sizeof(float),
+                                   lay);
+    if (st != VN_OK) return st;
+    if (!p->borrowed) { /* normally none: the plan was built with W hidden */
+        vn_aligned_free(p->const_w);
+        vn_aligned_free(p->const_bias);
+    }
+    p->borrowed = true;
+    p->const_w = (float *)blobs[0].data; /* read-only: runs only read them */
+    p->const_bias = bias ? (float *)blobs[1].data : NULL;
+    plan_workspace(p);
+    return VN_OK;
 }

@@ -22,6 +22,17 @@ static float *ws_at(void *ws, size_t off)
     return off == (size_t)-1 ? NULL : (float *)((char *)ws + off);
 }
 
+/* The NC1HWC0 kernel of the plan's algorithm. */
+static vn_status run_kernel(const vn_conv_plan *p, const vn_op_run_ctx *ctx, const float *x,
+                            const float *wp, const float *bp, const float *res, float *y,
+                            vn_kernel_counters *counters)
+{
+    if (p->algo == VN_CONV_ALGO_WINOGRAD)
+        return vn_conv_winograd_run(p, x, wp, bp, res, y, ws_at(ctx->workspace, p->ws_wino),
+                                    counters);
+    return vn_conv_nc1hwc0_run(p, x, wp, bp, res, y, counters);
+}
+
 static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, const float *x,
                              const float *w, const float *bias, const float *res, float *y)
 {
@@ -29,10 +40,7 @@ static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, co
     const float *wp = p->const_w ? p->const_w : w, *bp = p->const_bias;
     if (!p->packed && !p->const_w) {
         float *dst = ws_at(ctx->workspace, p->ws_w);
-        if (p->algo == VN_CONV_ALGO_DIRECT)
-            vn_conv_pack_direct(g, w, dst);
-        else
-            vn_conv_pack_depthwise(g, w, dst);
+        vn_conv_pack_blocked(g, p->algo, w, dst);
         wp = dst;
     }
     if (bias && !bp) {
@@ -41,8 +49,7 @@ static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, co
         memcpy(dst, bias, (size_t)g->K * sizeof *dst);
         bp = dst;
     }
-    if (p->layout == VN_CONV_NC1HWC0)
-        return vn_conv_nc1hwc0_run(p, x, wp, bp, res, y, ctx->counters);
+    if (p->layout == VN_CONV_NC1HWC0) return run_kernel(p, ctx, x, wp, bp, res, y, ctx->counters);
     float *xb = ws_at(ctx->workspace, p->ws_x), *yb = ws_at(ctx->workspace, p->ws_y);
     float *rb = res ? ws_at(ctx->workspace, p->ws_res) : NULL;
     int64_t in_s = g->IH * g->IW, out_s = g->OH * g->OW;
@@ -50,7 +57,7 @@ static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, co
     vn_status st = vn_layout_to_nc1hwc0(p->device, x, xb, g->N, g->C, in_s, &step[0]);
     if (st == VN_OK && rb)
         st = vn_layout_to_nc1hwc0(p->device, res, rb, g->N, g->K, out_s, &step[1]);
-    if (st == VN_OK) st = vn_conv_nc1hwc0_run(p, xb, wp, bp, rb, yb, &step[2]);
+    if (st == VN_OK) st = run_kernel(p, ctx, xb, wp, bp, rb, yb, &step[2]);
     if (st == VN_OK) st = vn_layout_from_nc1hwc0(p->device, yb, y, g->N, g->K, out_s, &step[3]);
     sum_steps(ctx->counters, step, 4);
     return st;
@@ -82,7 +89,6 @@ vn_status vn_conv_execute(const vn_conv_plan *p, const vn_op_run_ctx *ctx)
     const float *bias = p->has_bias ? ctx->inputs[2].data : NULL;
     const float *res = p->has_res ? ctx->inputs[3].data : NULL;
     float *y = ctx->outputs[0].data;
-    if (p->algo == VN_CONV_ALGO_DIRECT || p->algo == VN_CONV_ALGO_DEPTHWISE)
-        return run_blocked(p, ctx, x, w, bias, res, y);
+    if (vn_conv_algo_blocked(p->algo)) return run_blocked(p, ctx, x, w, bias, res, y);
     return run_plain(p, ctx, x, w, bias, res, y);
 }

@@ -189,8 +189,8 @@ static vn_status ew_run(const vn_op_run_ctx *ctx)
 
 #define INTS   (VN_DTYPES_FLOAT | VN_DTYPE_BIT(VN_I32))
 #define FLOATS VN_DTYPES_FLOAT
-/* Integer dtypes the math engine adds for the operators it has variants of. */
-#define WIDE (VN_DTYPE_BIT(VN_I8) | VN_DTYPE_BIT(VN_U8) | VN_DTYPE_BIT(VN_I32) | VN_DTYPE_BIT(VN_I64))
+/* Dtypes the math engine adds for the operators it has variants of. */
+#define WIDE (VN_DTYPES_INT | VN_DTYPES_U64 | VN_DTYPES_F64)
 #define EW(name, lo, hi, dtypes, op, build, fused)                                                 \
     {                                                                                              \
         {name, "", lo, hi, 1, dtypes, ew_infer, ew_plan, ew_plan_free, ew_run}, op, build, fused   \
@@ -198,12 +198,14 @@ static vn_status ew_run(const vn_op_run_ctx *ctx)
 #define UNARY(name, dtypes, op)    EW(name, 1, 1, dtypes, op, build_unary, dtypes)
 #define BINARY(name, dtypes, op)   EW(name, 2, 2, dtypes, op, build_fold, dtypes)
 #define VARIADIC(name, dtypes, op) EW(name, 1, VN_FUSED_MAX_INPUTS, dtypes, op, build_fold, dtypes)
-/* Fused for float and i32; the integer engine for i8 / u8 / i64 (and i32 Div). */
+/* Fused for float and i32; the scalar engine for other integers, u64, f64 (and i32 Div). */
 #define INT_ROUTED(kind, name, fused, op) kind##_R(name, fused, op)
 #define UNARY_R(name, fused, op)    EW(name, 1, 1, (fused) | WIDE, op, build_unary, fused)
 #define BINARY_R(name, fused, op)   EW(name, 2, 2, (fused) | WIDE, op, build_fold, fused)
 #define VARIADIC_R(name, fused, op)                                                                \
     EW(name, 1, VN_FUSED_MAX_INPUTS, (fused) | WIDE, op, build_fold, fused)
+/* Fused for float; the engine's f64 variant for f64. */
+#define UNARY_D(name, op) EW(name, 1, 1, FLOATS | VN_DTYPES_F64, op, build_unary, FLOATS)
 
 static const ew_def defs[] = {
     INT_ROUTED(BINARY, "Add", INTS, VN_VOP_ADD),
@@ -217,12 +219,12 @@ static const ew_def defs[] = {
     EW("LeakyRelu", 1, 1, FLOATS, VN_VOP_LEAKY_RELU, build_leaky, FLOATS),
     INT_ROUTED(UNARY, "Abs", INTS, VN_VOP_ABS),
     INT_ROUTED(UNARY, "Neg", INTS, VN_VOP_NEG),
-    UNARY("Exp", FLOATS, VN_VOP_EXP),
-    UNARY("Log", FLOATS, VN_VOP_LN),
-    UNARY("Sqrt", FLOATS, VN_VOP_SQRT),
-    UNARY("Reciprocal", FLOATS, VN_VOP_RECIPROCAL),
-    UNARY("Sigmoid", FLOATS, VN_VOP_SIGMOID),
-    UNARY("Tanh", FLOATS, VN_VOP_TANH),
+    UNARY_D("Exp", VN_VOP_EXP),
+    UNARY_D("Log", VN_VOP_LN),
+    UNARY_D("Sqrt", VN_VOP_SQRT),
+    UNARY_D("Reciprocal", VN_VOP_RECIPROCAL),
+    UNARY_D("Sigmoid", VN_VOP_SIGMOID),
+    UNARY_D("Tanh", VN_VOP_TANH),
     EW("Gelu", 1, 1, FLOATS, VN_VOP_GELU, build_gelu, FLOATS),
 };
 

@@ -35,6 +35,17 @@ BIN_I(band, a[i] & b[i])
 BIN_I(bor, a[i] | b[i])
 BIN_I(bxor, a[i] ^ b[i])
 
+/* u64 orderings (the values travel as int64 bits, cast.h). */
+#define BIN_U(name, op)                                                                            \
+    static void name##_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)          \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++) y[i] = (uint64_t)x[0][i] op(uint64_t) x[1][i];             \
+    }
+BIN_U(lt, <)
+BIN_U(le, <=)
+BIN_U(gt, >)
+BIN_U(ge, >=)
+
 static void not_i(int64_t *y, const int64_t *const *x, int64_t n, const double *p)
 {
     for (int64_t i = 0; i < n; i++) y[i] = x[0][i] == 0;
@@ -79,22 +90,25 @@ static void where_i(int64_t *y, const int64_t *const *x, int64_t n, const double
     for (int64_t i = 0; i < n; i++) y[i] = x[0][i] != 0 ? x[1][i] : x[2][i];
 }
 
-#define NUMERIC (VN_DTYPES_FLOAT | VN_DTYPES_INT)
+#define FLOATS  (VN_DTYPES_FLOAT | VN_DTYPES_F64)
+#define INTS    (VN_DTYPES_INT | VN_DTYPES_U64)
+#define NUMERIC (FLOATS | INTS)
 #define ALL     VN_DTYPES_ALL
 #define BOOL    VN_DTYPE_BIT(VN_BOOL)
-#define CMP(name, fn, dtypes)                                                                      \
-    VN_MATH_DEF(name, 2, 2, dtypes, fn##_f, fn##_i, VN_MATH_OUT_BOOL, 0, false, NULL)
+#define CMP(name, fn, dtypes, fu)                                                                  \
+    VN_MATH_DEF_U(name, 2, 2, dtypes, fn##_f, fn##_i, VN_MATH_OUT_BOOL, 0, false, NULL, fu)
 #define LOGIC(name, fn)                                                                            \
     VN_MATH_DEF(name, 2, 2, BOOL, NULL, fn##_i, VN_MATH_OUT_BOOL, 0, false, NULL)
+/* bit operations are the same on u64 bits */
 #define BITWISE(name, fn)                                                                          \
-    VN_MATH_DEF(name, 2, 2, VN_DTYPES_INT, NULL, fn##_i, VN_MATH_OUT_SAME, 0, false, NULL)
+    VN_MATH_DEF_U(name, 2, 2, INTS, NULL, fn##_i, VN_MATH_OUT_SAME, 0, false, NULL, fn##_i)
 
 static const vn_math_def defs[] = {
-    CMP("Equal", eq, ALL),
-    CMP("Less", lt, NUMERIC),
-    CMP("LessOrEqual", le, NUMERIC),
-    CMP("Greater", gt, NUMERIC),
-    CMP("GreaterOrEqual", ge, NUMERIC),
+    CMP("Equal", eq, ALL, eq_i),
+    CMP("Less", lt, NUMERIC, lt_u),
+    CMP("LessOrEqual", le, NUMERIC, le_u),
+    CMP("Greater", gt, NUMERIC, gt_u),
+    CMP("GreaterOrEqual", ge, NUMERIC, ge_u),
     LOGIC("And", and),
     LOGIC("Or", or),
     LOGIC("Xor", xor),
@@ -102,11 +116,10 @@ static const vn_math_def defs[] = {
     BITWISE("BitwiseAnd", band),
     BITWISE("BitwiseOr", bor),
     BITWISE("BitwiseXor", bxor),
-    VN_MATH_DEF("BitwiseNot", 1, 1, VN_DTYPES_INT, NULL, bnot_i, VN_MATH_OUT_SAME, 0, false, NULL),
-    VN_MATH_DEF("IsNaN", 1, 1, VN_DTYPES_FLOAT, isnan_f, NULL, VN_MATH_OUT_BOOL, 0, false, NULL),
-    VN_MATH_DEF("IsInf", 1, 1, VN_DTYPES_FLOAT, isinf_f, NULL, VN_MATH_OUT_BOOL, 0, false,
-                isinf_params),
-    VN_MATH_DEF("Where", 3, 3, BOOL, where_f, where_i, VN_MATH_OUT_SAME, 1, false, NULL),
+    VN_MATH_DEF_U("BitwiseNot", 1, 1, INTS, NULL, bnot_i, VN_MATH_OUT_SAME, 0, false, NULL, bnot_i),
+    VN_MATH_DEF("IsNaN", 1, 1, FLOATS, isnan_f, NULL, VN_MATH_OUT_BOOL, 0, false, NULL),
+    VN_MATH_DEF("IsInf", 1, 1, FLOATS, isinf_f, NULL, VN_MATH_OUT_BOOL, 0, false, isinf_params),
+    VN_MATH_DEF_U("Where", 3, 3, BOOL, where_f, where_i, VN_MATH_OUT_SAME, 1, false, NULL, where_i),
 };
 
 #define NUM_DEFS ((int32_t)(sizeof defs / sizeof defs[0]))

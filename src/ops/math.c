@@ -151,6 +151,60 @@ static void clip_i(int64_t *y, const int64_t *const *x, int64_t n, const double 
     }
 }
 
+/* ---- u64 (values read as uint64; see cast.h) ------------------------------------------- */
+
+static void sign_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = x[0][i] != 0;
+}
+
+static void shrink_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double v = (double)(uint64_t)x[0][i];
+        y[i] = (int64_t)(uint64_t)(v > p[1] ? v - p[0] : 0.0);
+    }
+}
+
+/* Power by squaring in uint64 (wrapping); the exponent is any integer input,
+ * a negative one gives 1 / b^-e truncated (0 unless b is 1). */
+static void pow_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)
+{
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = 1, m = (uint64_t)x[0][i];
+        int64_t e = x[1][i];
+        if (e < 0) r = m == 1;
+        for (; e > 0; e >>= 1, m *= m)
+            if (e & 1) r *= m;
+        y[i] = (int64_t)r;
+    }
+}
+
+/* PRelu: an unsigned value is never negative. */
+static void same_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)
+{
+    for (int64_t i = 0; i < n; i++) y[i] = x[0][i];
+}
+
+static void mod_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)
+{
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t a = (uint64_t)x[0][i], b = (uint64_t)x[1][i];
+        y[i] = (int64_t)(b ? a % b : 0);
+    }
+}
+
+static void clip_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)
+{
+    const int64_t *lo = p[0] != 0 ? x[1] : NULL, *hi = p[1] != 0 ? x[p[0] != 0 ? 2 : 1] : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v = (uint64_t)x[0][i], l = lo ? (uint64_t)lo[i] : 0,
+                 h = hi ? (uint64_t)hi[i] : UINT64_MAX;
+        v = v < l ? l : v;
+        y[i] = (int64_t)(v > h ? h : v);
+    }
+}
+
 /* ---- attributes -> parameters ---------------------------------------------------------------- */
 
 static vn_status floats(const vn_op_ctx *ctx, const char *where, const char *a, double da,
@@ -218,17 +272,17 @@ static vn_status clip_p(const vn_op_ctx *ctx, const char *where, double *p)
     return floats(ctx, where, "min", -INFINITY, "max", INFINITY, p + 2);
 }
 
-#define FLOATS  VN_DTYPES_FLOAT
-#define NUMERIC (VN_DTYPES_FLOAT | VN_DTYPES_INT)
+#define FLOATS  (VN_DTYPES_FLOAT | VN_DTYPES_F64)
+#define NUMERIC (FLOATS | VN_DTYPES_INT | VN_DTYPES_U64)
 #define UNARY(name, fn, params)                                                                    \
     VN_MATH_DEF(name, 1, 1, FLOATS, fn##_f, NULL, VN_MATH_OUT_SAME, 0, false, params)
 
 static const vn_math_def defs[] = {
-    VN_MATH_DEF("Pow", 2, 2, NUMERIC, pow_f, pow_i, VN_MATH_OUT_SAME, 0, true, NULL),
+    VN_MATH_DEF_U("Pow", 2, 2, NUMERIC, pow_f, pow_i, VN_MATH_OUT_SAME, 0, true, NULL, pow_u),
     UNARY("Floor", floor, NULL),
     UNARY("Ceil", ceil, NULL),
     UNARY("Round", round, NULL),
-    VN_MATH_DEF("Sign", 1, 1, NUMERIC, sign_f, sign_i, VN_MATH_OUT_SAME, 0, false, NULL),
+    VN_MATH_DEF_U("Sign", 1, 1, NUMERIC, sign_f, sign_i, VN_MATH_OUT_SAME, 0, false, NULL, sign_u),
     UNARY("Erf", erf, NULL),
     UNARY("Elu", elu, alpha1),
     UNARY("Selu", selu, selu_p),
@@ -239,7 +293,8 @@ static const vn_math_def defs[] = {
     UNARY("HardSwish", hardswish, NULL),
     UNARY("ThresholdedRelu", thresholded, alpha1),
     UNARY("Mish", mish, NULL),
-    VN_MATH_DEF("Shrink", 1, 1, NUMERIC, shrink_f, shrink_i, VN_MATH_OUT_SAME, 0, false, shrink_p),
+    VN_MATH_DEF_U("Shrink", 1, 1, NUMERIC, shrink_f, shrink_i, VN_MATH_OUT_SAME, 0, false, shrink_p,
+                  shrink_u),
     UNARY("Sin", sin, NULL),
     UNARY("Cos", cos, NULL),
     UNARY("Tan", tan, NULL),
@@ -251,11 +306,13 @@ static const vn_math_def defs[] = {
     UNARY("Asinh", asinh, NULL),
     UNARY("Acosh", acosh, NULL),
     UNARY("Atanh", atanh, NULL),
-    VN_MATH_DEF("PRelu", 2, 2, NUMERIC, prelu_f, prelu_i, VN_MATH_OUT_SAME, 0, false, NULL),
-    VN_MATH_DEF("Clip", 1, 3, NUMERIC, clip_f, clip_i, VN_MATH_OUT_SAME, 0, false, clip_p),
+    VN_MATH_DEF_U("PRelu", 2, 2, NUMERIC, prelu_f, prelu_i, VN_MATH_OUT_SAME, 0, false, NULL,
+                  same_u),
+    VN_MATH_DEF_U("Clip", 1, 3, NUMERIC, clip_f, clip_i, VN_MATH_OUT_SAME, 0, false, clip_p,
+                  clip_u),
     VN_MATH_DEF("Mean", 1, VN_MATH_MAX_INPUTS, FLOATS, mean_f, NULL, VN_MATH_OUT_SAME, 0, false,
                 mean_p),
-    VN_MATH_DEF("Mod", 2, 2, NUMERIC, mod_f, mod_i, VN_MATH_OUT_SAME, 0, false, mod_p),
+    VN_MATH_DEF_U("Mod", 2, 2, NUMERIC, mod_f, mod_i, VN_MATH_OUT_SAME, 0, false, mod_p, mod_u),
 };
 
 #define NUM_DEFS ((int32_t)(sizeof defs / sizeof defs[0]))

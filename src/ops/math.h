@@ -1,8 +1,10 @@
 /*
  * math.h — the scalar element-wise engine of the logic and math families:
  * any number of broadcast inputs of any dtypes, one output, computed per
- * chunk in double (float dtypes) or int64 (integer and bool dtypes) by a
- * function over arrays.
+ * chunk in double (float dtypes, f64 included) or int64 (integer and bool
+ * dtypes) by a function over arrays. u64 travels as int64 bits (cast.h):
+ * an operator takes u64 only with a function `fu` that reads them as
+ * uint64 (or, for wrapping add / sub / mul / bit operations, is fi itself).
  *
  * It serves the operators the vector ISA lacks (Pow, Floor, Erf, the
  * comparisons with bool outputs, Where, ...) and integer dtypes the fused
@@ -42,6 +44,7 @@ typedef struct vn_math_def {
     bool mixed;     /* inputs may differ in dtype from the decider (Pow's exponent) */
     /* Attributes -> p[] (NULL: none). */
     vn_status (*params)(const vn_op_ctx *ctx, const char *where, double *p);
+    vn_math_i64_fn fu; /* u64 decider (NULL: u64 refused) */
 } vn_math_def;
 
 typedef struct vn_math_plan {
@@ -65,14 +68,19 @@ vn_status vn_math_run(const vn_op_run_ctx *ctx);
 void vn_math_plan_free(void *plan);
 
 #define VN_MATH_DEF(name, lo, hi, dtypes, f, fi, out, decider, mixed, params)                      \
+    VN_MATH_DEF_U(name, lo, hi, dtypes, f, fi, out, decider, mixed, params, NULL)
+
+/* ... with a u64 function. */
+#define VN_MATH_DEF_U(name, lo, hi, dtypes, f, fi, out, decider, mixed, params, fu)                \
     {                                                                                              \
         {name,       "", lo, hi, 1, dtypes, vn_math_infer, vn_math_plan_fn, vn_math_plan_free,     \
          vn_math_run},                                                                             \
-            f, fi, out, decider, mixed, params                                                     \
+            f, fi, out, decider, mixed, params, fu                                                 \
     }
 
-/* The integer (i8, u8, i32, i64) variant of Add, Sub, Mul, Div, Max, Min,
- * Sum, Abs, Neg or Relu on this engine (math_int.c), for elementwise.c to
+/* The scalar (integer, u64 and f64) variant of Add, Sub, Mul, Div, Max, Min,
+ * Sum, Abs, Neg or Relu, or the f64 one of Exp, Log, Sqrt, Reciprocal,
+ * Sigmoid or Tanh, on this engine (math_int.c), for elementwise.c to
  * route the dtypes its fused kernel lacks; NULL for any other name. Not in
  * the registry: use it by setting ctx->def to it in infer / plan / run. */
 const vn_op_def *vn_math_integer_variant(const char *name);

@@ -41,9 +41,9 @@ static int32_t present(const vn_op_ctx *ctx, int32_t *src, vn_tensor_desc *descs
 static vn_status check_dtypes(const vn_op_ctx *ctx, const char *where, const vn_math_def *m)
 {
     vn_dtype dt = ctx->inputs[m->decider].dtype;
-    bool flt = vn_cast_is_float(dt);
+    bool flt = vn_cast_is_float(dt), u64 = vn_cast_is_u64(dt);
     /* the registry checks input 0 against def.dtypes; Where's decider is input 1 */
-    if ((flt && !m->f) || (!flt && !m->fi) ||
+    if ((flt && !m->f) || (!flt && !u64 && !m->fi) || (u64 && !m->fu) ||
         (m->decider == 0 && !(m->def.dtypes & VN_DTYPE_BIT(dt))))
         return vn_error(VN_ERR_DTYPE, where, "input %d has dtype %s, which %s does not accept",
                         (int)m->decider, vn_dtype_name(dt), m->def.name);
@@ -103,7 +103,7 @@ vn_status vn_math_plan_fn(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, v
     for (int32_t k = 0; m->mixed && k < p->num_inputs; k++)
         p->integer &= !vn_cast_is_float(p->in_dt[k]);
     p->f = m->f;
-    p->fi = m->fi;
+    p->fi = vn_cast_is_u64(ctx->inputs[m->decider].dtype) ? m->fu : m->fi;
     vn_broadcast_collapse(descs, p->num_inputs, &outputs[0], &p->b);
     p->numel = vn_desc_numel(&outputs[0]);
     p->L = p->b.dims[p->b.rank - 1];

@@ -1,15 +1,18 @@
 /*
- * math_int.c — integer variants of the arithmetic operators the fused
+ * math_int.c — scalar variants of the arithmetic operators the fused
  * element-wise kernel runs only for f32 / f16 / bf16 / i32 (Add, Sub, Mul,
  * Div, Max, Min, Sum, Abs, Neg, Relu): the same names on the scalar engine
- * for i8, u8, i32 and i64 (shape arithmetic of exported models).
+ * for the other integer dtypes (shape arithmetic of exported models), u64
+ * and f64.
  *
  * They are not registered (the names belong to elementwise.c); that
- * family's owner routes integer dtypes here through
- * vn_math_integer_variant (swap ctx->def for the variant in infer, plan and
- * run). Arithmetic wraps in int64 (no overflow UB); Div truncates toward
- * zero, x / 0 is 0.
+ * family's owner routes those dtypes here through vn_math_integer_variant
+ * (swap ctx->def for the variant in infer, plan and run). Arithmetic wraps
+ * in int64 / uint64 (no overflow UB); Div truncates toward zero, x / 0 is 0.
+ * f64 is computed in double (IEEE: x / 0 is Inf or NaN; Max / Min
+ * propagate NaN like numpy).
  */
+#include <math.h>
 #include <string.h>
 
 #include "ops/math.h"
@@ -84,22 +87,121 @@ static void relu_i(int64_t *y, const int64_t *const *x, int64_t n, const double 
     for (int64_t i = 0; i < n; i++) y[i] = x[0][i] > 0 ? x[0][i] : 0;
 }
 
+/* u64: the ops whose result depends on signedness. */
+static void div_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)
+{
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t a = (uint64_t)x[0][i], b = (uint64_t)x[1][i];
+        y[i] = (int64_t)(b ? a / b : 0);
+    }
+}
+
+#define FOLD_U(name, better)                                                                       \
+    static void name##_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)          \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            uint64_t v = (uint64_t)x[0][i];                                                        \
+            for (int32_t k = 1; k < (int32_t)p[0]; k++) {                                          \
+                uint64_t c = (uint64_t)x[k][i];                                                    \
+                v = better ? c : v;                                                                \
+            }                                                                                      \
+            y[i] = (int64_t)v;                                                                     \
+        }                                                                                          \
+    }
+FOLD_U(max, c > v)
+FOLD_U(min, c < v)
+
+/* Abs and Relu of an unsigned value are the value. */
+static void same_u(int64_t *y, const int64_t *const *x, int64_t n, const double *p)
+{
+    memcpy(y, x[0], (size_t)n * sizeof *y);
+}
+
+/* f64, computed in double. */
+#define BIN_F(name, expr)                                                                          \
+    static void name##_f(double *y, const double *const *x, int64_t n, const double *p)            \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            double a = x[0][i], b = x[1][i];                                                       \
+            y[i] = (expr);                                                                         \
+        }                                                                                          \
+    }
+BIN_F(add, a + b)
+BIN_F(sub, a - b)
+BIN_F(mul, a *b)
+BIN_F(div, a / b)
+
+#define FOLD_F(name, step)                                                                         \
+    static void name##_f(double *y, const double *const *x, int64_t n, const double *p)            \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            double v = x[0][i];                                                                    \
+            for (int32_t k = 1; k < (int32_t)p[0]; k++) {                                          \
+                double c = x[k][i];                                                                \
+                v = (step);                                                                        \
+            }                                                                                      \
+            y[i] = v;                                                                              \
+        }                                                                                          \
+    }
+FOLD_F(max, v != v || c < v ? v : c)
+FOLD_F(min, v != v || c > v ? v : c)
+FOLD_F(sum, v + c)
+
+#define UN_F(name, expr)                                                                           \
+    static void name##_f(double *y, const double *const *x, int64_t n, const double *p)            \
+    {                                                                                              \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            double v = x[0][i];                                                                    \
+            y[i] = (expr);                                                                         \
+        }                                                                                          \
+    }
+UN_F(abs, fabs(v))
+UN_F(neg, -v)
+UN_F(relu, v > 0 ? v : v == v ? 0.0 : v)
+UN_F(exp, exp(v))
+UN_F(log, log(v))
+UN_F(sqrt, sqrt(v))
+UN_F(reciprocal, 1.0 / v)
+UN_F(sigmoid, v >= 0 ? 1.0 / (1.0 + exp(-v)) : exp(v) / (1.0 + exp(v)))
+UN_F(tanh, tanh(v))
+
 static vn_status count_p(const vn_op_ctx *ctx, const char *where, double *p)
 {
     p[0] = ctx->num_inputs;
     return VN_OK;
 }
 
-#define INTS         VN_DTYPES_INT
-#define IB(name, fn) VN_MATH_DEF(name, 2, 2, INTS, NULL, fn##_i, VN_MATH_OUT_SAME, 0, false, NULL)
-#define IV(name, fn)                                                                               \
-    VN_MATH_DEF(name, 1, VN_MATH_MAX_INPUTS, INTS, NULL, fn##_i, VN_MATH_OUT_SAME, 0, false,       \
-                count_p)
-#define IU(name, fn) VN_MATH_DEF(name, 1, 1, INTS, NULL, fn##_i, VN_MATH_OUT_SAME, 0, false, NULL)
+/* fu = fi where the wrapped bits do not depend on signedness. */
+#define DTS (VN_DTYPES_INT | VN_DTYPES_U64 | VN_DTYPES_F64)
+#define IB(name, fn, fu)                                                                           \
+    VN_MATH_DEF_U(name, 2, 2, DTS, fn##_f, fn##_i, VN_MATH_OUT_SAME, 0, false, NULL, fu)
+#define IV(name, fn, fu)                                                                           \
+    VN_MATH_DEF_U(name, 1, VN_MATH_MAX_INPUTS, DTS, fn##_f, fn##_i, VN_MATH_OUT_SAME, 0, false,    \
+                  count_p, fu)
+#define IU(name, fn, fu)                                                                           \
+    VN_MATH_DEF_U(name, 1, 1, DTS, fn##_f, fn##_i, VN_MATH_OUT_SAME, 0, false, NULL, fu)
+
+#define FU(name, fn)                                                                               \
+    VN_MATH_DEF(name, 1, 1, VN_DTYPES_F64, fn##_f, NULL, VN_MATH_OUT_SAME, 0, false, NULL)
 
 static const vn_math_def defs[] = {
-    IB("Add", add), IB("Sub", sub), IB("Mul", mul), IB("Div", div), IV("Max", max),
-    IV("Min", min), IV("Sum", sum), IU("Abs", abs), IU("Neg", neg), IU("Relu", relu),
+    IB("Add", add, add_i),
+    IB("Sub", sub, sub_i),
+    IB("Mul", mul, mul_i),
+    IB("Div", div, div_u),
+    IV("Max", max, max_u),
+    IV("Min", min, min_u),
+    IV("Sum", sum, sum_i),
+    IU("Abs", abs, same_u),
+    IU("Neg", neg, neg_i),
+    IU("Relu", relu, same_u),
+    /* f64 only */
+    FU("Exp", exp),
+    FU("Log", log),
+    FU("Sqrt", sqrt),
+    FU("Reciprocal", reciprocal),
+    FU("Sigmoid", sigmoid),
+    FU("Tanh", tanh),
 };
 
 const vn_op_def *vn_math_integer_variant(const char *name)

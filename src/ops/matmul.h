@@ -55,6 +55,7 @@ typedef struct vn_mm_plan {
     vn_gemm_desc desc;  /* the GEMM of one launch (epilogue included) */
     vn_gemm_plan *gemm; /* planned once; NULL when built per run (int8 params) */
     void *packed_b;     /* the constant B packed, or NULL */
+    bool packed_borrowed; /* packed_b points into an offline model: not freed */
     size_t packed_one;  /* bytes of one launch's packed B */
     int32_t in_bias;    /* input index of the bias, residual, C; -1: none */
     int32_t in_residual;

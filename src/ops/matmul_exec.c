@@ -21,7 +21,7 @@ void vn_mm_plan_free(void *plan_data)
     vn_mm_plan *p = plan_data;
     if (!p) return;
     vn_gemm_plan_destroy(p->gemm);
-    vn_aligned_free(p->packed_b);
+    if (!p->packed_borrowed) vn_aligned_free(p->packed_b);
     vn_op_plan_destroy(p->post_add);
     free(p);
 }
@@ -86,7 +86,8 @@ vn_status vn_mm_pack_b(const char *where, vn_mm_plan *p, const void *b)
         vn_aligned_free(buf);
         return st;
     }
-    vn_aligned_free(p->packed_b);
+    if (!p->packed_borrowed) vn_aligned_free(p->packed_b);
+    p->packed_borrowed = false;
     p->packed_b = buf;
     p->packed_one = one;
     return VN_OK;

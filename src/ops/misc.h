@@ -23,6 +23,13 @@ static inline void vn_misc_split3(const vn_tensor_desc *x, int32_t axis, int64_t
 
 extern const vn_op_def vn_misc_topk_def, vn_misc_cumsum_def, vn_misc_onehot_def, vn_misc_trilu_def,
     vn_misc_nonzero_def, vn_misc_einsum_def;
+/* CumProd (misc_cumsum.c), Det, MeanVarianceNormalization, RotaryEmbedding,
+ * Unique, TensorScatter, Scatter (the old name of ScatterElements) and,
+ * on the scalar element-wise engine (math.h), BitShift and Swish. */
+extern const vn_op_def vn_misc_cumprod_def, vn_misc_det_def, vn_misc_mvn_def, vn_misc_rotary_def,
+    vn_misc_unique_def, vn_misc_tensorscatter_def, vn_misc_scatter_def;
+typedef struct vn_math_def vn_math_def;
+extern const vn_math_def vn_misc_bitshift_def, vn_misc_swish_def;
 
 const vn_op_def *const *vn_ops_misc_table(int32_t *count);
 

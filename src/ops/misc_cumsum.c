@@ -1,7 +1,7 @@
 /*
- * misc_cumsum.c — CumSum (axis a constant scalar input; exclusive,
- * reverse). Each line along the axis is a running sum in double (int64
- * for integer dtypes, wrapping); a tile is one line.
+ * misc_cumsum.c — CumSum and CumProd (axis a constant scalar input;
+ * exclusive, reverse). Each line along the axis is a running sum or product
+ * in double (int64 for integer dtypes, wrapping); a tile is one line.
  */
 #include <stdlib.h>
 
@@ -10,7 +10,7 @@
 
 typedef struct cumsum_plan {
     int64_t outer, A, inner, lines;
-    bool exclusive, reverse;
+    bool exclusive, reverse, prod;
     vn_dtype dt;
     int32_t block_dim;
 } cumsum_plan;
@@ -31,6 +31,7 @@ static vn_status cumsum_params(const vn_op_ctx *ctx, const char *where, cumsum_p
     p->lines = p->outer * p->inner;
     p->exclusive = ex != 0;
     p->reverse = rev != 0;
+    p->prod = ctx->def->name[3] == 'P'; /* CumProd */
     p->dt = x->dtype;
     return VN_OK;
 }
@@ -69,6 +70,17 @@ typedef struct cumsum_args {
     void *y;
 } cumsum_args;
 
+static inline void accumulate(bool prod, double *s, uint64_t *si, double v, int64_t vi)
+{
+    if (prod) {
+        *s *= v;
+        *si *= (uint64_t)vi;
+    } else {
+        *s += v;
+        *si += (uint64_t)vi;
+    }
+}
+
 static void cumsum_kernel(vn_core *core, const void *args)
 {
     const cumsum_args *a = args;
@@ -79,18 +91,18 @@ static void cumsum_kernel(vn_core *core, const void *args)
     for (int64_t l = begin; l < end; l++) {
         vn_set_loop(core, l);
         int64_t base = l / p->inner * p->A * p->inner + l % p->inner;
-        double s = 0;
-        uint64_t si = 0;
+        double s = p->prod ? 1 : 0;
+        uint64_t si = p->prod ? 1 : 0;
         for (int64_t j = 0; j < p->A; j++) {
             int64_t o = base + (p->reverse ? p->A - 1 - j : j) * p->inner;
             double v = flt ? vn_cast_load_f64(p->dt, a->x, o) : 0;
             int64_t vi = flt ? 0 : vn_cast_load_i64(p->dt, a->x, o);
-            if (!p->exclusive) s += v, si += (uint64_t)vi;
+            if (!p->exclusive) accumulate(p->prod, &s, &si, v, vi);
             if (flt)
                 vn_cast_store_f64(p->dt, a->y, o, s);
             else
                 vn_cast_store_i64(p->dt, a->y, o, (int64_t)si);
-            if (p->exclusive) s += v, si += (uint64_t)vi;
+            if (p->exclusive) accumulate(p->prod, &s, &si, v, vi);
         }
         core->counters.vector_elem_ops += p->A;
     }
@@ -104,6 +116,11 @@ static vn_status cumsum_run(const vn_op_run_ctx *ctx)
     return p->lines ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 
+/* computed in double / int64 through the cast.h loads */
+#define DTYPES (VN_DTYPES_FLOAT | VN_DTYPES_F64 | VN_DTYPES_INT)
+
 const vn_op_def vn_misc_cumsum_def = {
-    "CumSum",       "",   2,         2, 1, VN_DTYPES_FLOAT | VN_DTYPES_INT, cumsum_infer,
+    "CumSum",       "",   2,         2, 1, DTYPES, cumsum_infer,
     cumsum_plan_fn, free, cumsum_run};
+const vn_op_def vn_misc_cumprod_def = {"CumProd",      "",   2,         2, 1, DTYPES,
+                                       cumsum_infer,   cumsum_plan_fn, free, cumsum_run};

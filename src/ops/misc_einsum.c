@@ -254,6 +254,9 @@ static vn_status einsum_run(const vn_op_run_ctx *ctx)
     return p->tiles ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 
+/* computed in double through the cast.h loads */
+#define DTYPES (VN_DTYPES_FLOAT | VN_DTYPES_F64 | VN_DTYPES_INT)
+
 const vn_op_def vn_misc_einsum_def = {
-    "Einsum",       "",   1,         MAX_IN, 1, VN_DTYPES_FLOAT | VN_DTYPES_INT, einsum_infer,
+    "Einsum",       "",   1,         MAX_IN, 1, DTYPES, einsum_infer,
     einsum_plan_fn, free, einsum_run};

@@ -148,5 +148,8 @@ static vn_status topk_run(const vn_op_run_ctx *ctx)
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 
+/* compared in double (i64 beyond 2^53 inexactly; u64 refused) */
+#define DTYPES (VN_DTYPES_FLOAT | VN_DTYPES_F64 | VN_DTYPES_INT)
+
 const vn_op_def vn_misc_topk_def = {
-    "TopK", "", 1, 2, 2, VN_DTYPES_FLOAT | VN_DTYPES_INT, topk_infer, topk_plan_fn, free, topk_run};
+    "TopK", "", 1, 2, 2, DTYPES, topk_infer, topk_plan_fn, free, topk_run};

@@ -41,6 +41,10 @@ const vn_op_def *const *vn_ops_loss_table(int32_t *count);
 const vn_op_def *const *vn_ops_attention_table(int32_t *count);
 const vn_op_def *const *vn_ops_norm_misc_table(int32_t *count);
 const vn_op_def *const *vn_ops_grid_sample_table(int32_t *count);
+const vn_op_def *const *vn_ops_resize_table(int32_t *count);
+const vn_op_def *const *vn_ops_extra_table(int32_t *count);
+const vn_op_def *const *vn_ops_rnn_table(int32_t *count);
+const vn_op_def *const *vn_ops_signal_table(int32_t *count);
 
 /* ---- tiling arithmetic ------------------------------------------------------ */
 

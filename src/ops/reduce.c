@@ -117,7 +117,7 @@ static vn_status reduce_run(const vn_op_run_ctx *ctx)
                              ctx->counters);
 }
 
-#define NUMERIC (VN_DTYPES_FLOAT | VN_DTYPES_INT)
+#define NUMERIC (VN_DTYPES_FLOAT | VN_DTYPES_F64 | VN_DTYPES_INT) /* computed in double */
 #define RED(name, kind, hi)                                                                        \
     {                                                                                              \
         {name, "", 1, hi, 1, NUMERIC, reduce_infer, reduce_plan, free, reduce_run}, kind           \

@@ -167,9 +167,10 @@ static double reduce_one(const vn_reduce_plan *p, const void *x, int64_t base)
 static void store(vn_dtype dt, void *y, int64_t o, double v)
 {
     static const double lo[VN_DTYPE_COUNT] = {
-        0, 0, 0, -128, 0, -2147483648.0, -9223372036854775808.0, 0};
+        [VN_I8] = -128, [VN_I16] = -32768, [VN_I32] = -2147483648.0};
     static const double hi[VN_DTYPE_COUNT] = {
-        0, 0, 0, 127, 255, 2147483647.0, 9223372036854775807.0, 1};
+        [VN_I8] = 127,           [VN_U8] = 255,           [VN_I16] = 32767, [VN_U16] = 65535,
+        [VN_I32] = 2147483647.0, [VN_U32] = 4294967295.0, [VN_BOOL] = 1};
     if (isinf(v) && !vn_cast_is_float(dt)) {
         if (dt == VN_I64) {
             vn_cast_store_i64(dt, y, o, v < 0 ? INT64_MIN : INT64_MAX);

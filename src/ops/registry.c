@@ -35,6 +35,10 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_attention_table,
     vn_ops_norm_misc_table,
     vn_ops_grid_sample_table,
+    vn_ops_resize_table,
+    vn_ops_extra_table,
+    vn_ops_rnn_table,
+    vn_ops_signal_table,
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

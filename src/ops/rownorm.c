@@ -173,29 +173,36 @@ static void load_params(vn_core *c, const rownorm_args *a, const rownorm_block *
 }
 
 /* Resident tile: one fused vn_layernorm_rows over the rows in scratch (three
- * passes per row while it sits in L1). f32 rows are normalised in place in
- * work; 16-bit rows go from the VECIN buffer to the VECOUT buffer, converted
- * block by block inside the instruction (no f32 copy of the tile, no casts). */
+ * passes per row while it sits in L1), in place in work (f32); 16-bit rows
+ * are cast into work from the VECIN buffer and back into the VECOUT buffer. */
 static void resident_tile(vn_core *c, const rownorm_args *a, const rownorm_block *b, int64_t row0,
-                          int64_t nrows)
+                          int64_t nrows, bool more)
 {
+    /* The next tile's rows are fetched while this one is computed. */
+    int64_t next_rows = more ? vn_ops_min(a->p->R, a->p->rows - row0 - nrows) : 0;
     const vn_rownorm_plan *p = a->p;
     int64_t h = p->H, w = vn_ops_row_width(h, p->dtype);
     vn_norm_mode mode = p->mode == VN_ROWNORM_LAYER ? VN_NORM_LAYER : VN_NORM_RMS;
     vn_local beta = p->has_bias ? b->beta : (vn_local){0};
     if (!b->qin) {
         vn_ops_load_rows(c, b->work, a->x, row0 * h, nrows, h, h);
+        if (more) vn_prefetch(c, a->x, (row0 + nrows) * h, next_rows * h);
         vn_layernorm_rows(c, b->work, b->work, b->gamma, beta, nrows, h, w, p->eps, mode);
         vn_ops_store_rows(c, a->y, row0 * h, b->work, nrows, h, h);
         return;
     }
+    /* 16-bit rows are converted to f32 once (the three passes then read f32
+     * in L1 instead of converting on each pass) and rounded back once. */
     vn_local x = vn_alloc(c, b->qin);
     vn_ops_load_rows(c, x, a->x, row0 * h, nrows, h, h);
     vn_enque(c, b->qin, x);
+    if (more) vn_prefetch(c, a->x, (row0 + nrows) * h, next_rows * h);
     x = vn_deque(c, b->qin);
-    vn_local y = vn_alloc(c, b->qout);
-    vn_layernorm_rows(c, y, x, b->gamma, beta, nrows, h, w, p->eps, mode);
+    vn_cast(c, b->work, x, VN_ROUND_NONE, nrows * w);
     vn_free(c, b->qin, x);
+    vn_layernorm_rows(c, b->work, b->work, b->gamma, beta, nrows, h, w, p->eps, mode);
+    vn_local y = vn_alloc(c, b->qout);
+    vn_cast(c, y, b->work, VN_ROUND_RINT, nrows * w);
     vn_enque(c, b->qout, y);
     y = vn_deque(c, b->qout);
     vn_ops_store_rows(c, a->y, row0 * h, y, nrows, h, h);
@@ -241,7 +248,7 @@ static void rownorm_kernel(vn_core *c, const void *args)
         int64_t row0 = t * p->R, nrows = vn_ops_min(p->R, p->rows - row0);
         start_stats(p, &b);
         if (p->cpr == 1)
-            resident_tile(c, a, &b, row0, nrows);
+            resident_tile(c, a, &b, row0, nrows, t + 1 < end);
         else
             streamed_row(c, a, &b, row0);
     }

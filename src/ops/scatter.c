@@ -122,10 +122,12 @@ static void apply(const scatter_plan *p, void *y, int64_t o, const void *u, int6
     }
     if (!vn_cast_is_float(p->dt)) {
         int64_t a = vn_cast_load_i64(p->dt, y, o), b = vn_cast_load_i64(p->dt, u, j);
+        /* u64 (int64 bits, cast.h) orders as int64 once the sign bit is flipped */
+        int64_t flip = vn_cast_is_u64(p->dt) ? INT64_MIN : 0, ka = a ^ flip, kb = b ^ flip;
         int64_t v = p->r == RED_ADD   ? (int64_t)((uint64_t)a + (uint64_t)b)
                     : p->r == RED_MUL ? (int64_t)((uint64_t)a * (uint64_t)b)
-                    : p->r == RED_MAX ? (a > b ? a : b)
-                                      : (a < b ? a : b);
+                    : p->r == RED_MAX ? (ka > kb ? a : b)
+                                      : (ka < kb ? a : b);
         vn_cast_store_i64(p->dt, y, o, v);
         return;
     }

@@ -190,13 +190,25 @@ static void pass(vn_core *c, const softmax_args *a, const softmax_block *b, cons
         p->columns ? cols_out(c, p, b, ch, in_place) : rows_out(c, p, b, ch, in_place);
 }
 
-static void softmax_tile(vn_core *c, const softmax_args *a, const softmax_block *b, int64_t t)
+/* Resident rows: start fetching tile t while the current one is computed
+ * (its copy-out then streams the fetch along). Rows are contiguous in x. */
+static void prefetch_rows(vn_core *c, const softmax_args *a, int64_t t)
+{
+    const vn_softmax_plan *p = a->p;
+    if (p->columns || p->nchunks != 1) return;
+    chunk ch = chunk_of(p, t, 0);
+    vn_prefetch(c, a->x, ch.off, (ch.nrows - 1) * ch.pitch + ch.ncols);
+}
+
+static void softmax_tile(vn_core *c, const softmax_args *a, const softmax_block *b, int64_t t,
+                         bool more)
 {
     const vn_softmax_plan *p = a->p;
     chunk first = chunk_of(p, t, 0);
     start_tile(c, p, b, &first);
     if (p->nchunks == 1 && !p->columns) { /* resident rows: one fused instruction */
         load(c, a, b, &first);
+        if (more) prefetch_rows(c, a, t + 1);
         vn_softmax_rows(c, b->work, b->work, first.nrows, first.ncols, first.width, p->log);
         vn_ops_store_f32(c, b->qout, a->y, first.off, b->work, first.nrows, first.ncols,
                          first.pitch);
@@ -235,7 +247,7 @@ static void softmax_kernel(vn_core *c, const void *args)
     carve(c, a->p, &b);
     for (int64_t t = begin; t < end; t++) {
         vn_set_loop(c, t);
-        softmax_tile(c, a, &b, t);
+        softmax_tile(c, a, &b, t, t + 1 < end);
     }
 }
 

@@ -1,7 +1,8 @@
 /*
- * perf.h — hardware counters of one thread (perf_event_open) and software
- * counters (getrusage). Each hardware counter is opened on its own so that a
- * kernel exposing some but not all still gives the ones it has.
+ * perf.h — the perf counters of one thread. Hardware counters are opened one
+ * by one (a kernel may expose some and not others); the three software
+ * counters form one perf group, read with one system call, or, where
+ * perf_event_open is refused, come from getrusage and the thread CPU clock.
  */
 #ifndef VINCI_PROFILE_PERF_H
 #define VINCI_PROFILE_PERF_H
@@ -9,16 +10,22 @@
 #include "vinci/profile.h"
 
 typedef struct vn_perf {
-    int fd[VN_HW_COUNT]; /* -1: unsupported (or VINCI_PERF_DISABLE=1) */
+    int hw[VN_CTR_NUM_HW]; /* -1: unsupported */
+    int sw[3];             /* the software group, sw[0] leads; -1: getrusage fallback */
+    int32_t num_hw;        /* supported hardware counters */
 } vn_perf;
 
-/* Open the counters for the calling thread; never fails. */
+/* Opens the calling thread's counters; never fails (unsupported ones are -1). */
 void vn_perf_open(vn_perf *p);
 void vn_perf_close(vn_perf *p);
-/* Current values; unsupported counters read 0. */
-void vn_perf_read(const vn_perf *p, int64_t out[VN_HW_COUNT]);
-bool vn_perf_any(const vn_perf *p);
-/* The calling thread's software counters so far. */
-vn_sw_counters vn_sw_now(void);
+/* The thread's counts so far; unsupported counters read 0. Only the thread
+ * that opened them may read the software fallback. */
+void vn_perf_read(const vn_perf *p, int64_t out[VN_CTR_COUNT]);
+/* Counting on or off (any thread may call it): counters off cost nothing at
+ * context switches, so profiling off costs nothing. */
+void vn_perf_enable(const vn_perf *p, bool on);
+void vn_perf_supported(const vn_perf *p, bool out[VN_CTR_COUNT]);
+/* VINCI_PERF_DISABLE=1 or vn_counters_force_unavailable(true). */
+bool vn_perf_unavailable(void);
 
 #endif /* VINCI_PROFILE_PERF_H */

@@ -1,19 +1,30 @@
 /*
- * profiler.h — the profiler's state, shared by its collector (session.c) and
- * writers (write_*.c).
+ * profiler.h — the profiler's state, shared by its collector (session.c,
+ * run.c) and writers (write_*.c).
+ *
+ * The trace's tracks: the thread that ran the nodes of synchronous runs
+ * (process 1, tid its thread id), each worker (process 2, tid the worker
+ * index) and each stream of asynchronous runs (process 3, tid the stream id).
  */
 #ifndef VINCI_PROFILE_PROFILER_H
 #define VINCI_PROFILE_PROFILER_H
 
 #include <pthread.h>
 
+#include "profile/counters.h"
 #include "profile/hook.h"
 #include "profile/perf.h"
+#include "vinci/runtime.h"
 
-/* One node run or one model run (node -1): a slice of the trace. */
+enum { VN_PROF_PID_HOST = 1, VN_PROF_PID_WORKERS = 2, VN_PROF_PID_STREAMS = 3 };
+
+/* A model run (node -1), a node run, or a node's blocks on one worker. */
 typedef struct vn_prof_slice {
-    int32_t node, tid;
+    int32_t node, pid, tid;
+    int32_t blocks; /* worker slices: blocks run */
+    int64_t run;    /* the model run it belongs to, 0-based */
     int64_t t0_ns, t1_ns;
+    int64_t ctr[VN_CTR_COUNT];
 } vn_prof_slice;
 
 #define VN_PROF_MAX_SLICES (1 << 20) /* past this only the summary grows */
@@ -21,25 +32,36 @@ typedef struct vn_prof_slice {
 struct vn_profiler {
     vn_prof_hook hook; /* first: the executor's callbacks get the profiler back */
     const vn_model *model;
+    vn_device *device;
     double peak_gflops, peak_gbs;
     vn_profile_node *nodes;
     int32_t num_nodes;
     vn_prof_slice *slices;
     int64_t num_slices, cap_slices;
+    vn_profile_record *records; /* stream tasks of asynchronous runs */
+    int64_t num_records, cap_records;
     int64_t runs;
     double run_ms;
-    int64_t epoch_ns; /* the trace's time zero */
-    vn_sw_counters sw;
-    vn_perf perf;
-    bool perf_open;
-    int64_t hw_begin[VN_HW_COUNT];
-    int32_t runner_tid; /* the trace's track of the running thread */
-    pthread_t runner;   /* only this thread's node runs are recorded */
+    int64_t epoch_ns;        /* the trace's time zero */
+    vn_counter_values total; /* over all runs */
+    bool supported[VN_CTR_COUNT];
+    /* the run in progress */
+    int32_t pid, tid; /* the track of its nodes */
+    pthread_t runner; /* only this thread's node runs are recorded ... */
+    bool any_thread;  /* ... unless the nodes run on the callback thread */
+    int32_t num_workers;
+    vn_ctr_worker *w_begin, *w_end; /* per worker at the node's start and end */
+    vn_counter_values self_begin;
 };
 
-void vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t tid, int64_t t0, int64_t t1);
+/* Appends a slice (dropped past VN_PROF_MAX_SLICES or on no memory). */
+vn_prof_slice *vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t pid, int32_t tid, int64_t t0,
+                                 int64_t t1);
 int32_t vn_prof_tid(void);
 /* Per-call ms, FLOPs, bytes and the bound of node i. */
 vn_bound vn_prof_node_bound(const vn_profiler *p, const vn_profile_node *n, double *frac);
+/* Called by run.c around every profiled run. */
+vn_status vn_prof_run_begin(vn_profiler *p);
+void vn_prof_run_end(vn_profiler *p, int64_t t0, int64_t t1);
 
 #endif /* VINCI_PROFILE_PROFILER_H */

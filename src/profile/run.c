@@ -1,38 +1,107 @@
 /*
- * run.c — a profiled model run: the hook is installed for the run only, the
- * run is an enclosing slice, and the thread's software counters are summed.
- * One profiled run at a time per process (the hook is global).
+ * run.c — profiled model runs: the executor's hook and the workers' counters
+ * are on for the run only, the run is an enclosing slice on the track of its
+ * nodes. One profiled run at a time per process (the hook is global).
  */
+#include <stdlib.h>
+
 #include "profile/profiler.h"
+
+static vn_status worker_buffers(vn_profiler *p)
+{
+    int32_t n = vn_ctr_num_workers();
+    if (n == p->num_workers && p->w_begin) return VN_OK;
+    free(p->w_begin);
+    free(p->w_end);
+    p->w_begin = calloc((size_t)(n ? n : 1), sizeof *p->w_begin);
+    p->w_end = calloc((size_t)(n ? n : 1), sizeof *p->w_end);
+    p->num_workers = n;
+    if (p->w_begin && p->w_end) return VN_OK;
+    p->num_workers = 0;
+    return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_profiler_run", "no memory for %d workers", (int)n);
+}
+
+vn_status vn_prof_run_begin(vn_profiler *p)
+{
+    vn_prof_hook *none = NULL;
+    if (!atomic_compare_exchange_strong(&vn_prof_hook_active, &none, &p->hook))
+        return vn_error(VN_ERR_STATE, "vn_profiler_run", "another profiled run is in progress");
+    vn_status st = vn_counters_enable(p->device);
+    if (st == VN_OK) st = worker_buffers(p);
+    if (st == VN_OK) return VN_OK;
+    vn_counters_disable();
+    atomic_store(&vn_prof_hook_active, NULL);
+    return st;
+}
+
+void vn_prof_run_end(vn_profiler *p, int64_t t0, int64_t t1)
+{
+    atomic_store(&vn_prof_hook_active, NULL);
+    vn_counters_disable();
+    vn_prof_add_slice(p, -1, p->pid, p->tid, t0, t1);
+    p->runs++;
+    p->run_ms += (double)(t1 - t0) / 1e6;
+    for (int32_t i = 0; i < p->num_nodes; i++)
+        for (int32_t k = 0; k < VN_CTR_COUNT; k++) p->nodes[i].ctr.supported[k] = p->supported[k];
+}
 
 vn_status vn_profiler_run(vn_profiler *p, vn_model_ctx *ctx, const vn_named_tensor *inputs,
                           int32_t num_inputs)
 {
     if (!p || !ctx) return vn_error(VN_ERR_INVALID_ARG, "vn_profiler_run", "NULL argument");
-    vn_prof_hook *none = NULL;
-    if (!atomic_compare_exchange_strong(&vn_prof_hook_active, &none, &p->hook))
-        return vn_error(VN_ERR_STATE, "vn_profiler_run", "another profiled run is in progress");
-    p->runner_tid = vn_prof_tid();
+    p->pid = VN_PROF_PID_HOST;
+    p->tid = vn_prof_tid();
     p->runner = pthread_self();
-    if (!p->perf_open) { /* opened by the thread that runs, counting that thread */
-        vn_perf_open(&p->perf);
-        p->perf_open = true;
-    }
-    vn_sw_counters s0 = vn_sw_now();
+    p->any_thread = false;
+    vn_status st = vn_prof_run_begin(p);
+    if (st != VN_OK) return st;
     int64_t t0 = vn_prof_now_ns();
-    vn_status st = vn_model_run(p->model, ctx, inputs, num_inputs, NULL, 0);
-    int64_t t1 = vn_prof_now_ns();
-    vn_sw_counters s1 = vn_sw_now();
-    atomic_store(&vn_prof_hook_active, NULL);
-    vn_prof_add_slice(p, -1, p->runner_tid, t0, t1);
-    p->runs++;
-    p->run_ms += (double)(t1 - t0) / 1e6;
-    p->sw.task_clock_ms += s1.task_clock_ms - s0.task_clock_ms;
-    p->sw.page_faults += s1.page_faults - s0.page_faults;
-    p->sw.ctx_switches += s1.ctx_switches - s0.ctx_switches;
-    for (int32_t i = 0; i < p->num_nodes; i++)
-        for (int32_t k = 0; k < VN_HW_COUNT; k++) p->nodes[i].hw_supported[k] = p->perf.fd[k] >= 0;
+    st = vn_model_run(p->model, ctx, inputs, num_inputs, NULL, 0);
+    vn_prof_run_end(p, t0, vn_prof_now_ns());
     return st;
+}
+
+/* The stream tasks the runtime recorded during the run. */
+static void drain_records(vn_profiler *p)
+{
+    for (;;) {
+        if (p->num_records == p->cap_records) {
+            int64_t cap = p->cap_records ? 2 * p->cap_records : 64;
+            vn_profile_record *r =
+                cap <= VN_PROF_MAX_SLICES ? realloc(p->records, (size_t)cap * sizeof *r) : NULL;
+            if (!r) break;
+            p->records = r;
+            p->cap_records = cap;
+        }
+        size_t room = (size_t)(p->cap_records - p->num_records);
+        size_t got = vn_device_profile_drain(p->device, p->records + p->num_records, room, NULL);
+        p->num_records += (int64_t)got;
+        if (got < room) return;
+    }
+    vn_profile_record sink[64]; /* no room: drop the rest, the summary is unaffected */
+    while (vn_device_profile_drain(p->device, sink, 64, NULL) == 64) {
+    }
+}
+
+vn_status vn_profiler_run_async(vn_profiler *p, vn_model_ctx *ctx, vn_stream *stream,
+                                const vn_named_tensor *inputs, int32_t num_inputs)
+{
+    if (!p || !ctx || !stream)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_profiler_run_async", "NULL argument");
+    p->pid = VN_PROF_PID_STREAMS;
+    p->tid = (int32_t)vn_stream_id(stream);
+    p->any_thread = true; /* the nodes run on the device's callback thread */
+    vn_status st = vn_prof_run_begin(p);
+    if (st != VN_OK) return st;
+    vn_device_set_profiling(p->device, true);
+    int64_t t0 = vn_prof_now_ns();
+    st = vn_model_run_async(p->model, ctx, stream, inputs, num_inputs, NULL, 0);
+    vn_status sync = vn_stream_synchronize(stream, -1);
+    int64_t t1 = vn_prof_now_ns();
+    vn_device_set_profiling(p->device, false);
+    drain_records(p);
+    vn_prof_run_end(p, t0, t1);
+    return st != VN_OK ? st : sync;
 }
 
 int32_t vn_profiler_num_nodes(const vn_profiler *p)
@@ -42,7 +111,8 @@ int32_t vn_profiler_num_nodes(const vn_profiler *p)
 
 const vn_profile_node *vn_profiler_node(const vn_profiler *p, int32_t index)
 {
-    return p && index >= 0 && index < p->num_nodes ? &p->nodes[index] : NULL;
+    if (!p || index < 0 || index >= p->num_nodes) return NULL;
+    return &p->nodes[index];
 }
 
 int64_t vn_profiler_num_runs(const vn_profiler *p)
@@ -55,9 +125,14 @@ double vn_profiler_run_ms(const vn_profiler *p)
     return p ? p->run_ms : 0;
 }
 
-vn_sw_counters vn_profiler_sw(const vn_profiler *p)
+vn_counter_values vn_profiler_counters(const vn_profiler *p)
 {
-    return p ? p->sw : (vn_sw_counters){0, 0, 0};
+    vn_counter_values t = {{0}, {0}};
+    for (int32_t k = 0; p && k < VN_CTR_COUNT; k++) {
+        t.supported[k] = p->supported[k];
+        for (int32_t i = 0; i < p->num_nodes; i++) t.value[k] += p->nodes[i].ctr.value[k];
+    }
+    return t;
 }
 
 void vn_profiler_peaks(const vn_profiler *p, double *gflops, double *gbs)

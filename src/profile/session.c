@@ -1,6 +1,9 @@
 /*
  * session.c — a profiler: the per-node summary of its model's runs, filled by
- * the executor's hook (profile/hook.h) while vn_profiler_run runs.
+ * the executor's hook (profile/hook.h) while vn_profiler_run runs. Around a
+ * node the running thread snapshots every worker's counters (counters.c): a
+ * worker that ran blocks of the node gets a slice on its track with its
+ * counter differences, and the node gets the sum plus the running thread's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +41,19 @@ static void node_work(vn_profile_node *n)
     n->bytes = ((double)c->bytes_in + (double)c->bytes_out) / calls;
 }
 
+static bool ours(const vn_profiler *p, const vn_model *m)
+{
+    /* pthread_self, not gettid: no system call per node. */
+    return m == p->model && (p->any_thread || pthread_equal(pthread_self(), p->runner));
+}
+
 static int64_t hook_begin(vn_prof_hook *h, const vn_model *m, int32_t node)
 {
     vn_profiler *p = (vn_profiler *)h;
     (void)node;
-    /* pthread_self, not gettid: no system call per node. */
-    if (m != p->model || !pthread_equal(pthread_self(), p->runner)) return 0;
-    if (p->perf_open) vn_perf_read(&p->perf, p->hw_begin);
+    if (!ours(p, m)) return 0;
+    vn_ctr_mark();
+    vn_ctr_snapshot(p->w_begin, p->num_workers, &p->self_begin);
     return vn_prof_now_ns();
 }
 
@@ -60,17 +69,39 @@ static void add_counters(vn_kernel_counters *s, const vn_kernel_counters *c)
     s->wall_ms += c->wall_ms;
 }
 
+/* Worker w's slice of the node and its counters, added into sum. */
+static void worker_part(vn_profiler *p, int32_t node, int32_t w, int64_t t0, int64_t t1,
+                        vn_counter_values *sum)
+{
+    const vn_ctr_worker *a = &p->w_begin[w], *b = &p->w_end[w];
+    if (b->blocks == a->blocks) return;
+    vn_counter_values d;
+    vn_counters_diff(&a->ctr, &b->ctr, &d);
+    for (int32_t k = 0; k < VN_CTR_COUNT; k++) {
+        sum->value[k] += d.value[k];
+        sum->supported[k] &= d.supported[k];
+    }
+    int64_t s0 = b->first_ns ? b->first_ns : t0, s1 = b->last_ns > s0 ? b->last_ns : t1;
+    vn_prof_slice *s = vn_prof_add_slice(p, node, VN_PROF_PID_WORKERS, w, s0, s1);
+    if (!s) return;
+    s->blocks = (int32_t)(b->blocks - a->blocks);
+    memcpy(s->ctr, d.value, sizeof s->ctr);
+}
+
 static void hook_end(vn_prof_hook *h, const vn_model *m, int32_t node, int64_t t0,
                      const vn_kernel_counters *c)
 {
     vn_profiler *p = (vn_profiler *)h;
-    if (m != p->model || t0 == 0 || node < 0 || node >= p->num_nodes) return;
+    if (!ours(p, m) || t0 == 0 || node < 0 || node >= p->num_nodes) return;
     int64_t t1 = vn_prof_now_ns();
+    vn_counter_values self_end, sum;
+    vn_ctr_snapshot(p->w_end, p->num_workers, &self_end);
+    vn_counters_diff(&p->self_begin, &self_end, &sum);
+    for (int32_t w = 0; w < p->num_workers; w++) worker_part(p, node, w, t0, t1, &sum);
     vn_profile_node *n = &p->nodes[node];
-    if (p->perf_open) {
-        int64_t now[VN_HW_COUNT];
-        vn_perf_read(&p->perf, now);
-        for (int32_t k = 0; k < VN_HW_COUNT; k++) n->hw[k] += now[k] - p->hw_begin[k];
+    for (int32_t k = 0; k < VN_CTR_COUNT; k++) {
+        n->ctr.value[k] += sum.value[k];
+        p->supported[k] &= sum.supported[k];
     }
     double ms = (double)(t1 - t0) / 1e6;
     n->min_ms = n->calls == 0 || ms < n->min_ms ? ms : n->min_ms;
@@ -79,20 +110,25 @@ static void hook_end(vn_prof_hook *h, const vn_model *m, int32_t node, int64_t t
     n->calls++;
     add_counters(&n->counters, c);
     node_work(n);
-    vn_prof_add_slice(p, node, p->runner_tid, t0, t1);
+    vn_prof_slice *s = vn_prof_add_slice(p, node, p->pid, p->tid, t0, t1);
+    if (s) memcpy(s->ctr, sum.value, sizeof s->ctr);
 }
 
-void vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t tid, int64_t t0, int64_t t1)
+vn_prof_slice *vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t pid, int32_t tid, int64_t t0,
+                                 int64_t t1)
 {
     if (p->num_slices == p->cap_slices) {
-        if (p->cap_slices >= VN_PROF_MAX_SLICES) return;
+        if (p->cap_slices >= VN_PROF_MAX_SLICES) return NULL;
         int64_t cap = p->cap_slices ? p->cap_slices * 2 : 1024;
         vn_prof_slice *s = realloc(p->slices, (size_t)cap * sizeof *s);
-        if (!s) return; /* out of memory: the trace stops, the summary goes on */
+        if (!s) return NULL; /* out of memory: the trace stops, the summary goes on */
         p->slices = s;
         p->cap_slices = cap;
     }
-    p->slices[p->num_slices++] = (vn_prof_slice){node, tid, t0, t1};
+    vn_prof_slice *s = &p->slices[p->num_slices++];
+    *s = (vn_prof_slice){
+        .node = node, .pid = pid, .tid = tid, .run = p->runs, .t0_ns = t0, .t1_ns = t1};
+    return s;
 }
 
 static vn_status fill_nodes(vn_profiler *p)
@@ -106,6 +142,7 @@ static vn_status fill_nodes(vn_profiler *p)
         vn_profile_node *n = &p->nodes[i];
         n->name = c->name;
         n->op_type = c->op_type;
+        n->fused_from = c->fused_from ? c->fused_from : "";
         format_values(m, c->inputs, c->num_inputs, n->inputs, sizeof n->inputs);
         format_values(m, c->outputs, c->num_outputs, n->outputs, sizeof n->outputs);
     }
@@ -128,10 +165,10 @@ vn_status vn_profiler_create(const vn_model *model, double peak_gflops, double p
     if (!model || !out) return vn_error(VN_ERR_INVALID_ARG, "vn_profiler_create", "NULL argument");
     vn_profiler *p = calloc(1, sizeof *p);
     if (!p) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_profiler_create", "no memory");
-    *p = (vn_profiler){.hook = {hook_begin, hook_end}, .model = model};
+    *p = (vn_profiler){.hook = {hook_begin, hook_end}, .model = model, .device = model->device};
     p->peak_gflops = peak_gflops;
     p->peak_gbs = peak_gbs;
-    for (int32_t k = 0; k < VN_HW_COUNT; k++) p->perf.fd[k] = -1;
+    for (int32_t k = 0; k < VN_CTR_COUNT; k++) p->supported[k] = true;
     p->epoch_ns = vn_prof_now_ns();
     vn_status st = fill_nodes(p);
     if (st != VN_OK) return (vn_profiler_destroy(p), st);
@@ -143,8 +180,10 @@ vn_status vn_profiler_create(const vn_model *model, double peak_gflops, double p
 void vn_profiler_destroy(vn_profiler *p)
 {
     if (!p) return;
-    vn_perf_close(&p->perf);
     free(p->nodes);
     free(p->slices);
+    free(p->records);
+    free(p->w_begin);
+    free(p->w_end);
     free(p);
 }

@@ -1,6 +1,7 @@
 /*
  * write_csv.c — op_summary.csv: one row per node, msprof's op summary for
- * vinci (times in ms, per-call FLOPs and bytes, roofline bound, counters).
+ * vinci (times in ms, per-call FLOPs and bytes, roofline bound, and the perf
+ * counters summed over calls, "unsupported" where the kernel has none).
  */
 #include "profile/profiler.h"
 
@@ -17,10 +18,11 @@ static void put_str(FILE *f, const char *s)
 
 static void put_header(FILE *f)
 {
-    fputs("name,op_type,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,bytes,"
+    fputs("name,op_type,fused_from,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,"
+          "bytes,"
           "gflops,gbs,intensity,bound,roof_fraction",
           f);
-    for (int32_t k = 0; k < VN_HW_COUNT; k++) fprintf(f, ",%s", vn_hw_counter_name(k));
+    for (int32_t k = 0; k < VN_CTR_COUNT; k++) fprintf(f, ",%s", vn_counter_name(k));
     fputc('\n', f);
 }
 
@@ -31,6 +33,7 @@ static void put_row(FILE *f, const vn_profiler *p, const vn_profile_node *n)
     vn_bound b = vn_prof_node_bound(p, n, &frac);
     put_str(f, n->name);
     put_str(f, n->op_type);
+    put_str(f, n->fused_from);
     put_str(f, n->inputs);
     put_str(f, n->outputs);
     fprintf(f, "%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.0f,%.0f,%.4f,%.4f,%.4f,%s,%.4f",
@@ -38,9 +41,9 @@ static void put_row(FILE *f, const vn_profiler *p, const vn_profile_node *n)
             p->run_ms > 0 ? n->total_ms / p->run_ms : 0, n->flops, n->bytes,
             s > 0 ? n->flops / s / 1e9 : 0, s > 0 ? n->bytes / s / 1e9 : 0,
             n->bytes > 0 ? n->flops / n->bytes : 0, vn_bound_name(b), frac);
-    for (int32_t k = 0; k < VN_HW_COUNT; k++) {
-        if (n->hw_supported[k])
-            fprintf(f, ",%lld", (long long)n->hw[k]);
+    for (int32_t k = 0; k < VN_CTR_COUNT; k++) {
+        if (n->ctr.supported[k])
+            fprintf(f, ",%lld", (long long)n->ctr.value[k]);
         else
             fputs(",unsupported", f);
     }

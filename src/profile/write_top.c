@@ -46,11 +46,14 @@ void vn_profiler_print_top(const vn_profiler *p, int32_t top, FILE *f)
             "GFLOP/s, %.1f GB/s\n",
             p->run_ms / runs, (long long)p->runs, nodes_ms / runs,
             p->run_ms > 0 ? 100.0 * nodes_ms / p->run_ms : 0, p->peak_gflops, p->peak_gbs);
-    fprintf(f, "software: task clock %.3f ms, %lld page faults, %lld context switches\n",
-            p->sw.task_clock_ms, (long long)p->sw.page_faults, (long long)p->sw.ctx_switches);
-    fputs("hardware:", f);
-    for (int32_t k = 0; k < VN_HW_COUNT; k++)
-        fprintf(f, " %s %s", vn_hw_counter_name(k), p->perf.fd[k] >= 0 ? "ok" : "unsupported");
+    vn_counter_values c = vn_profiler_counters(p);
+    fputs("counters (all runs):", f);
+    for (int32_t k = 0; k < VN_CTR_COUNT; k++) {
+        if (c.supported[k])
+            fprintf(f, " %s %lld", vn_counter_name(k), (long long)c.value[k]);
+        else
+            fprintf(f, " %s unsupported", vn_counter_name(k));
+    }
     fputc('\n', f);
     free(order);
 }

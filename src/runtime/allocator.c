@@ -4,9 +4,10 @@
  *
  * The allocator state of a device lives in a small registry keyed by the
  * device pointer, created on first use, so the device record needs no field
- * for it. One process-wide mutex guards everything: the hot paths (a cache
- * hit, a free) are a few table probes and list pushes under it, with no
- * malloc and no system call.
+ * for it. A hit in the calling thread's cache and a free into it take no lock
+ * (allocator_tcache.c); everything else runs under one process-wide lock, and
+ * a cache hit or a free there is still a few table probes and list pushes,
+ * with no malloc and no system call.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,10 +22,7 @@ static mem_alloc *allocs; /* the registry: one per device that used memory */
 
 size_t vn_mem_round_size(size_t bytes)
 {
-    if (bytes == 0) return 0;
-    if (bytes <= MEM_SMALL_MAX) return (bytes + MEM_SMALL_ROUND - 1) & ~(MEM_SMALL_ROUND - 1);
-    if (bytes > SIZE_MAX - MEM_LARGE_ROUND) return 0;
-    return (bytes + MEM_LARGE_ROUND - 1) & ~(MEM_LARGE_ROUND - 1);
+    return mem_round(bytes);
 }
 
 /* ---- VINCI_MEM_LIMIT ------------------------------------------------------ */
@@ -137,7 +135,10 @@ static const char *fmt_bytes(char buf[48], uint64_t n)
 
 static vn_status oom(mem_alloc *a, vn_stream *s, size_t bytes, size_t size, const char *why)
 {
-    const vn_mem_stats *t = &a->stats;
+    uint64_t tc_cached = mem_tc_fold(a); /* the thread caches' share, for the message */
+    vn_mem_stats stats = a->stats;
+    stats.cached += tc_cached;
+    const vn_mem_stats *t = &stats;
     char b[9][48];
     a->stats.num_ooms++;
     return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_mem_alloc",
@@ -155,10 +156,13 @@ static vn_status oom(mem_alloc *a, vn_stream *s, size_t bytes, size_t size, cons
 
 /* ---- allocation -------------------------------------------------------------- */
 
-/* A block from the stream's cache, else from the shared cache (adopted by the
- * stream), polling the pending blocks once if both are empty. */
+/* A block from the thread's cache, the stream's cache, else from the shared
+ * cache (adopted by the stream), polling the pending blocks once if all are
+ * empty. */
 static mem_block *take_cached(mem_alloc *a, vn_stream *s, size_t size)
 {
+    mem_block *own = mem_tc_pop_own(mem_tc_self(), a, s, size);
+    if (own) return own;
     for (int round = 0; round < 2; round++) {
         mem_bin *bin = mem_bin_find(a, s, size);
         mem_block *b = mem_bin_pop(a, bin);
@@ -177,27 +181,35 @@ static bool over_limit(const mem_alloc *a, size_t size)
     return a->stats.limit && a->stats.reserved + size > a->stats.limit;
 }
 
+/* Releases idle cache, the thread caches' blocks included when the first
+ * round is not enough; returns the bytes released. */
+static size_t make_room(mem_alloc *a, size_t size)
+{
+    size_t freed = mem_release_idle(a);
+    if (!over_limit(a, size) && freed) return freed;
+    mem_tc_flush(a, NULL, false);
+    return freed + mem_release_idle(a);
+}
+
 /* New memory from the OS; first makes room by releasing idle cache when the
  * limit or the OS says no. */
 static vn_status block_new(mem_alloc *a, vn_stream *s, size_t bytes, size_t size, mem_block **out)
 {
-    if (over_limit(a, size)) mem_release_idle(a);
+    if (over_limit(a, size)) make_room(a, size);
     if (over_limit(a, size)) return oom(a, s, bytes, size, "the memory limit would be exceeded");
-    mem_block *b = calloc(1, sizeof *b);
+    mem_block *b = mem_record_get();
     void *p = b ? mem_os_alloc(size) : NULL;
-    if (b && !p && mem_release_idle(a)) p = mem_os_alloc(size);
+    if (b && !p && make_room(a, size)) p = mem_os_alloc(size);
     if (p) b->ptr = p;
     if (!p || !mem_ptr_insert(b)) {
         if (p) mem_os_free(p, size);
-        free(b);
+        if (b) mem_record_put(b);
         return oom(a, s, bytes, size, "the system has no more memory");
     }
     b->size = size;
     b->alloc = a;
     b->owner = s;
     b->bin = mem_bin_get(a, s, size);
-    b->uses = b->uses_inline;
-    b->cap_uses = MEM_INLINE_USES;
     a->stats.reserved += size;
     *out = b;
     return VN_OK;
@@ -206,8 +218,10 @@ static vn_status block_new(mem_alloc *a, vn_stream *s, size_t bytes, size_t size
 static vn_status alloc_locked(mem_alloc *a, vn_stream *s, size_t bytes, void **out)
 {
     size_t size = vn_mem_round_size(bytes);
-    if (a->fault_countdown && --a->fault_countdown == 0)
+    if (a->fault_countdown && --a->fault_countdown == 0) {
+        atomic_store_explicit(&a->fault_armed, false, memory_order_relaxed);
         return oom(a, s, bytes, size, "injected fault");
+    }
     mem_block *b = take_cached(a, s, size);
     if (b) {
         a->stats.cache_hits++;
@@ -221,17 +235,20 @@ static vn_status alloc_locked(mem_alloc *a, vn_stream *s, size_t bytes, void **o
     a->stats.allocated += size;
     a->stats.requested += bytes;
     a->stats.num_allocs++;
-    mem_stats_grow(a);
+    a->commit += size;
+    mem_peak_check(a);
+    mem_tc_note_live(mem_tc_self(), b);
     *out = b->ptr;
     return VN_OK;
 }
 
-vn_status vn_mem_alloc(vn_device *device, vn_stream *stream, size_t bytes, void **out)
+/* vn_mem_alloc after the thread cache missed (allocator_tcache.c). */
+vn_status mem_alloc_locked(vn_device *device, vn_stream *stream, size_t bytes, void **out)
 {
     if (!out) return vn_error(VN_ERR_INVALID_ARG, "vn_mem_alloc", "out is NULL");
     *out = NULL;
     if (bytes == 0) return vn_error(VN_ERR_INVALID_ARG, "vn_mem_alloc", "size 0 is not allowed");
-    if (!vn_mem_round_size(bytes))
+    if (!mem_round(bytes))
         return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_mem_alloc", "%zu bytes is too large", bytes);
     vn_status st = resolve_device("vn_mem_alloc", &device, stream);
     if (st != VN_OK) return st;
@@ -256,21 +273,23 @@ static vn_status live_block(const char *where, const void *ptr, mem_block **out)
     return VN_OK;
 }
 
-vn_status vn_mem_free(void *ptr)
+/* vn_mem_free when the block is not the thread cache's to take back. */
+vn_status mem_free_locked(void *ptr)
 {
-    if (!ptr) return VN_OK;
     mem_block *b = NULL;
     mem_lock();
     vn_status st = live_block("vn_mem_free", ptr, &b);
     if (st == VN_OK) {
         mem_alloc *a = b->alloc;
+        atomic_store_explicit(&b->holder, 0, memory_order_relaxed);
         a->stats.allocated -= b->size;
         a->stats.requested -= b->request;
         a->stats.num_frees++;
+        a->commit -= b->size;
         b->free_seq = ++a->seq;
         if (b->num_uses)
             st = mem_block_free_uses(a, b);
-        else
+        else if (!mem_tc_push_own(mem_tc_self(), a, b))
             mem_block_cache(a, b);
     }
     mem_unlock();
@@ -316,7 +335,10 @@ vn_status vn_mem_record_stream(void *ptr, vn_stream *stream)
 static vn_status stats_fn(mem_alloc *a, void *ctx)
 {
     mem_poll_pending(a); /* so blocks whose events completed count as cached */
-    *(vn_mem_stats *)ctx = a->stats;
+    uint64_t tc_cached = mem_tc_fold(a);
+    vn_mem_stats *out = ctx;
+    *out = a->stats;
+    out->cached += tc_cached;
     return VN_OK;
 }
 
@@ -328,6 +350,7 @@ vn_status vn_mem_stats_get(vn_device *device, vn_mem_stats *out)
 
 static vn_status reset_peak_fn(mem_alloc *a, void *ctx)
 {
+    mem_tc_fold(a); /* every credit back: commit is the true allocated bytes */
     a->stats.peak_allocated = a->stats.allocated;
     a->stats.peak_reserved = a->stats.reserved;
     return VN_OK;
@@ -362,6 +385,7 @@ vn_status vn_mem_set_limit(vn_device *device, uint64_t bytes)
 static vn_status fault_fn(mem_alloc *a, void *ctx)
 {
     a->fault_countdown = *(const uint64_t *)ctx;
+    atomic_store_explicit(&a->fault_armed, a->fault_countdown != 0, memory_order_relaxed);
     return VN_OK;
 }
 

@@ -13,13 +13,6 @@
 
 #include "runtime/allocator_internal.h"
 
-void mem_stats_grow(mem_alloc *a)
-{
-    vn_mem_stats *s = &a->stats;
-    if (s->allocated > s->peak_allocated) s->peak_allocated = s->allocated;
-    if (s->reserved > s->peak_reserved) s->peak_reserved = s->reserved;
-}
-
 void mem_block_release(mem_block *b)
 {
     vn_mem_stats *s = &b->alloc->stats;
@@ -28,13 +21,14 @@ void mem_block_release(mem_block *b)
     if (b->state == BLOCK_LIVE) {
         s->allocated -= b->size;
         s->requested -= b->request;
+        b->alloc->commit -= b->size;
     }
     s->reserved -= b->size;
     s->num_releases++;
     mem_ptr_remove(b->ptr);
     mem_os_free(b->ptr, b->size);
     if (b->uses != b->uses_inline) free(b->uses);
-    free(b);
+    mem_record_put(b);
 }
 
 void mem_block_cache(mem_alloc *a, mem_block *b)
@@ -302,6 +296,7 @@ static void fence_release(mem_alloc *a, fence_set *set, uint64_t seq)
 
 vn_status mem_release_all(mem_alloc *a)
 {
+    mem_tc_flush(a, NULL, false); /* the thread caches' blocks too */
     mem_release_idle(a);
     fence_set set = {0};
     vn_status st = fence_collect(a, &set);

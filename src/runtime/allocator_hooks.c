@@ -47,6 +47,8 @@ void vn_mem_on_stream_destroy(vn_stream *stream)
 {
     if (!stream) return;
     mem_lock();
+    mem_tc_stop();                     /* forget_stream rewrites blocks a fast free may read */
+    mem_tc_flush(NULL, stream, false); /* thread caches keyed by it, into its bins */
     for (mem_alloc *a = mem_allocs_head(); a; a = a->next) {
         mem_block *list = detach_stream_cache(a, stream);
         mem_ptr_each(a, forget_stream, stream);
@@ -60,6 +62,7 @@ void vn_mem_on_stream_destroy(vn_stream *stream)
         }
         if (a->default_stream == stream) a->default_stream = NULL;
     }
+    mem_tc_resume();
     mem_unlock();
 }
 
@@ -102,7 +105,10 @@ void vn_mem_on_device_destroy(vn_device *device)
     mem_lock();
     mem_alloc *a = mem_allocs_unlink(device);
     if (a) {
+        mem_tc_stop();
+        mem_tc_flush(a, NULL, true); /* off the thread caches; released below */
         release_every_block(a);
+        mem_tc_resume();
         mem_events_destroy(a);
         mem_bin_free_all(a);
         free(a);

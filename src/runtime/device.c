@@ -179,6 +179,8 @@ vn_status vn_device_create(const vn_device_options *options, vn_device **out)
     pthread_cond_init(&d->work_cv, NULL);
     pthread_cond_init(&d->cb_cv, NULL);
     atomic_init(&d->ready_count, 0);
+    atomic_init(&d->spinners, 0);
+    atomic_init(&d->progress, 0);
     d->initialised = true;
     st = vn_streams_init(d);
     if (st == VN_OK) st = start_workers(d);

@@ -73,6 +73,12 @@ struct vn_device {
     int32_t sleepers;
     int64_t jobs_live;
     atomic_int ready_count; /* mirror of the ready list length, for spinning workers */
+    atomic_int spinners;    /* workers spinning for work: a push need not wake them */
+    /* Bumped (under the lock) whenever a host waiter might be done: stream
+     * and event progress, a synchronous job's end. Host waits spin on it
+     * briefly before sleeping (wait.c). */
+    atomic_uint progress;
+    int32_t host_spin_score; /* wait.c: < 0 while host spins keep timing out */
 
     /* streams (stream.c); the default stream is also in the list */
     struct vn_stream *streams;

@@ -113,6 +113,7 @@ void vn_event_complete_locked(vn_task *t)
         e->completed = t->target;
         e->time_ns = vn_now_ns();
     }
+    atomic_fetch_add_explicit(&e->device->progress, 1, memory_order_release);
     if (e->host_waiters > 0) pthread_cond_broadcast(&e->cv);
     /* Detach the satisfied waiters first: resuming them may park streams on
      * this event again. */

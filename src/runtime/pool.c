@@ -6,7 +6,7 @@
  * the device lock. The finisher touches nothing of the job after unlocking,
  * so the caller may return (and its stack die) as soon as it sees `done`.
  */
-#include "runtime/device_struct.h"
+#include "runtime/stream_internal.h"
 
 typedef struct sync_job {
     vn_job job; /* first: the scheduler hands back this pointer */
@@ -35,6 +35,11 @@ static void sync_finish(vn_job *job, int32_t worker)
     pthread_mutex_unlock(&d->lock);
 }
 
+static bool sync_done(void *arg)
+{
+    return ((const sync_job *)arg)->done;
+}
+
 vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx)
 {
     if (!device || !fn)
@@ -56,6 +61,7 @@ vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_f
     pthread_cond_init(&s.cv, NULL);
     pthread_mutex_lock(&device->lock);
     vn_sched_push_locked(device, &s.job);
+    vn_host_wait_spin_locked(device, sync_done, &s); /* short jobs: no sleep, no wake-up */
     while (!s.done) pthread_cond_wait(&s.cv, &device->lock);
     pthread_mutex_unlock(&device->lock);
     pthread_cond_destroy(&s.cv);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/stream_internal.h"
+#include "runtime/worker_hook.h"
 
 #define PROFILE_CAP ((size_t)1 << 20)
 
@@ -56,4 +57,12 @@ void vn_profile_shutdown(vn_device *d)
     free(d->prof);
     d->prof = NULL;
     d->prof_len = d->prof_cap = 0;
+}
+
+/* ---- the worker hook (worker_hook.h) ---- */
+_Atomic(const vn_worker_hook *) vn_worker_hook_active = NULL;
+
+void vn_worker_hook_set(const vn_worker_hook *hook)
+{
+    atomic_store_explicit(&vn_worker_hook_active, hook, memory_order_release);
 }

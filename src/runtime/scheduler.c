@@ -7,7 +7,10 @@
  * priority ready job gets workers first; a running block is never pre-empted.
  * A worker with nothing to do spins for at most SPIN_NS (cheap hand-off when
  * work arrives right behind the last block) and then sleeps on a condition
- * variable, so an idle device costs no CPU.
+ * variable, so an idle device costs no CPU. A push wakes sleepers only for
+ * the blocks the spinning workers will not take: a futex wake is a system
+ * call for the submitter and, on an idle machine or VM, tens of microseconds
+ * before the sleeper runs.
  */
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -15,6 +18,7 @@
 #endif
 
 #include "runtime/device_struct.h"
+#include "runtime/worker_hook.h"
 
 /* Bounded spin before sleeping (the brief allows at most 50 us). */
 #define SPIN_NS 20000
@@ -49,13 +53,17 @@ void vn_sched_push_locked(vn_device *d, vn_job *job)
     *at = job;
     d->jobs_live++;
     atomic_fetch_add_explicit(&d->ready_count, 1, memory_order_release);
-    int32_t wake = job->num_blocks < d->sleepers ? job->num_blocks : d->sleepers;
+    /* A spinner reads ready_count at most ~100 ns later; it may time out in
+     * between, but then it takes the lock and sees the job before sleeping. */
+    int32_t want = job->num_blocks - atomic_load_explicit(&d->spinners, memory_order_acquire);
+    int32_t wake = want < d->sleepers ? want : d->sleepers;
     for (int32_t i = 0; i < wake; i++) pthread_cond_signal(&d->work_cv);
 }
 
 void vn_sched_job_done_locked(vn_device *d)
 {
     d->jobs_live--;
+    atomic_fetch_add_explicit(&d->progress, 1, memory_order_release);
     /* The callback thread blocked in a host wait re-checks for a deadlock. */
     if (d->jobs_live == 0 && d->cb_wait_cv) pthread_cond_broadcast(d->cb_wait_cv);
 }
@@ -79,17 +87,30 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Spins (without the lock) until work may be ready or SPIN_NS passed. */
+/* Spins (without the lock) until work may be ready or SPIN_NS passed. The
+ * caller re-checks the ready list under the lock afterwards, so a push that
+ * counted this worker as a spinner is never lost. */
 static void spin_for_work(vn_device *d)
 {
+    atomic_fetch_add_explicit(&d->spinners, 1, memory_order_acq_rel);
     int64_t until = mono_ns() + SPIN_NS;
     for (int i = 1;; i++) {
-        if (atomic_load_explicit(&d->ready_count, memory_order_acquire) > 0) return;
-        if (i % 64 == 0 && mono_ns() > until) return;
+        if (atomic_load_explicit(&d->ready_count, memory_order_acquire) > 0) break;
+        if (i % 64 == 0 && mono_ns() > until) break;
 #if defined(__x86_64__) || defined(__i386__)
         _mm_pause();
 #endif
     }
+    atomic_fetch_sub_explicit(&d->spinners, 1, memory_order_acq_rel);
+}
+
+/* One block, between the profiler's worker hook calls when it is set. */
+static void run_block(vn_worker *w, vn_job *job, int32_t block)
+{
+    const vn_worker_hook *hook = vn_worker_hook_get();
+    void *state = hook ? hook->block_begin(w->device, w->index) : NULL;
+    job->run(job, w->index, block);
+    if (hook) hook->block_end(state);
 }
 
 void *vn_worker_main(void *arg)
@@ -123,7 +144,7 @@ void *vn_worker_main(void *arg)
         /* Read before the count goes up: once it does, the last finisher may
          * free the job. */
         int32_t num_blocks = job->num_blocks;
-        job->run(job, w->index, block);
+        run_block(w, job, block);
         if (atomic_fetch_add_explicit(&job->blocks_done, 1, memory_order_acq_rel) + 1 == num_blocks)
             job->finish(job, w->index);
         spun = false;

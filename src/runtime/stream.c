@@ -96,6 +96,7 @@ static bool work_done(void *arg)
 
 void vn_stream_notify_locked(vn_stream *s)
 {
+    atomic_fetch_add_explicit(&s->device->progress, 1, memory_order_release);
     if (s->host_waiters > 0) pthread_cond_broadcast(&s->cv);
 }
 

@@ -109,6 +109,10 @@ vn_status vn_host_wait_locked(vn_device *d, pthread_cond_t *cv, int32_t *waiters
                               bool (*done)(void *arg), void *arg, int64_t timeout_ms,
                               const char *what);
 
+/* Spins (dropping the lock) for at most a few tens of microseconds while
+ * the device makes progress and done(arg) is still false. */
+void vn_host_wait_spin_locked(vn_device *d, bool (*done)(void *arg), void *arg);
+
 /* ---- stream.c ---- */
 vn_stream *vn_stream_resolve(vn_stream *stream);
 /* Appends a task (seq assigned here) and dispatches what can run. */

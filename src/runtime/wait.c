@@ -10,11 +10,30 @@
  * live and the target is still not done, only the callback thread itself
  * could move things on, so the wait returns VN_ERR_STATE instead of hanging.
  * vn_sched_job_done_locked wakes it when jobs_live drops to 0.
+ *
+ * Latency. A host thread asleep on a condition variable needs a futex wake
+ * and, on an idle machine (or a VM, where the vCPU halts), tens of
+ * microseconds before it runs again; a short kernel finishes sooner than
+ * that. So a wait first spins, without the lock, for at most HOST_SPIN_NS
+ * while watching the device's progress counter, and only then sleeps. The
+ * spin is bounded, so an idle process still stops using CPU at once.
+ *
+ * On a busy machine the spin can hurt: a worker woken onto this CPU waits
+ * behind the spinner. So the device keeps a score: a spin that ended the
+ * wait raises it, one that timed out lowers it a lot, and while it is
+ * negative waits sleep at once (each such wait raises it by one, so spinning
+ * is retried now and then).
  */
 #include <errno.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 #include "runtime/stream_internal.h"
+
+/* Bounded spin of a host wait before it sleeps (like the workers' SPIN_NS). */
+#define HOST_SPIN_NS 20000
 
 int64_t vn_now_ns(void)
 {
@@ -38,6 +57,44 @@ static struct timespec to_timespec(int64_t ns)
     return ts;
 }
 
+/* Spins without the lock until the device made progress or `until` passed;
+ * true on progress. The caller holds the lock before and after. */
+static bool spin_for_progress(vn_device *d, int64_t until)
+{
+    unsigned seen = atomic_load_explicit(&d->progress, memory_order_acquire);
+    pthread_mutex_unlock(&d->lock);
+    bool moved = false;
+    for (int i = 1; !moved; i++) {
+        moved = atomic_load_explicit(&d->progress, memory_order_acquire) != seen;
+        if (i % 64 == 0 && vn_now_ns() > until) break;
+#if defined(__x86_64__) || defined(__i386__)
+        _mm_pause();
+#endif
+    }
+    pthread_mutex_lock(&d->lock);
+    return moved;
+}
+
+void vn_host_wait_spin_locked(vn_device *d, bool (*done)(void *arg), void *arg)
+{
+    /* Spin only while some worker sleeps (a CPU is free for us) and not all
+     * of them do (all asleep or just signalled: the one woken may be placed
+     * on this CPU, and a spinning waiter would only delay it). With every
+     * worker busy, spinning would take a CPU from them. */
+    if (d->sleepers == 0 || d->sleepers >= d->num_workers) return;
+    if (d->host_spin_score < 0) {
+        d->host_spin_score++;
+        return;
+    }
+    int64_t until = vn_now_ns() + HOST_SPIN_NS;
+    while (!done(arg) && spin_for_progress(d, until)) {
+    }
+    if (done(arg))
+        d->host_spin_score += d->host_spin_score < 16;
+    else
+        d->host_spin_score -= 32;
+}
+
 vn_status vn_host_wait_locked(vn_device *d, pthread_cond_t *cv, int32_t *waiters,
                               bool (*done)(void *arg), void *arg, int64_t timeout_ms,
                               const char *what)
@@ -49,6 +106,7 @@ vn_status vn_host_wait_locked(vn_device *d, pthread_cond_t *cv, int32_t *waiters
     bool on_cb = vn_callback_on_thread(d);
     int64_t deadline = timeout_ms >= 0 ? vn_now_ns() + timeout_ms * 1000000 : 0;
     vn_status st = VN_OK;
+    if (!on_cb && timeout_ms != 0) vn_host_wait_spin_locked(d, done, arg);
     (*waiters)++;
     if (on_cb) d->cb_wait_cv = cv;
     while (!done(arg)) {

@@ -90,9 +90,11 @@ static void test_isa_names(void)
 
 static void test_dtypes(void)
 {
-    static const size_t sizes[VN_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8, 1};
-    static const char *const names[VN_DTYPE_COUNT] = {"f32", "f16", "bf16", "i8",
-                                                      "u8",  "i32", "i64",  "bool"};
+    /* the enum values are a file format (.vnm): this order may only grow */
+    static const size_t sizes[VN_DTYPE_COUNT] = {4, 2, 2, 1, 1, 4, 8, 1, 8, 2, 2, 4, 8};
+    static const char *const names[VN_DTYPE_COUNT] = {
+        "f32", "f16", "bf16", "i8", "u8", "i32", "i64", "bool", "f64", "i16", "u16", "u32", "u64"};
+    VT_CHECK(VN_BOOL == 7 && VN_F64 == 8 && VN_U64 == 12, "stored dtype values unchanged");
     for (int d = 0; d < VN_DTYPE_COUNT; d++) {
         vn_dtype back = VN_DTYPE_COUNT;
         VT_CHECK(vn_dtype_size((vn_dtype)d) == sizes[d], "size of %s", names[d]);

@@ -95,7 +95,7 @@ static void test_typed_fields(void)
     if (!gr) return;
     const vn_gconst *d = constant(gr, "d"), *h = constant(gr, "h"), *b = constant(gr, "b");
     const vn_gconst *l = constant(gr, "l"), *s = constant(gr, "s");
-    VT_CHECK(d && d->desc.dtype == VN_F32 && ((float *)d->data)[2] == 1.0f, "double");
+    VT_CHECK(d && d->desc.dtype == VN_F64 && ((double *)d->data)[2] == 1.0, "double");
     VT_CHECK(h && h->desc.dtype == VN_F16 && ((uint16_t *)h->data)[1] == 0xc000, "f16");
     VT_CHECK(b && ((uint8_t *)b->data)[0] == 1 && ((uint8_t *)b->data)[1] == 0, "bool");
     VT_CHECK(l && ((int64_t *)l->data)[0] == -5 && ((int64_t *)l->data)[1] == INT64_C(1) << 40,
@@ -339,7 +339,7 @@ static void test_onnx_typed(void)
     }
     vn_graph *g = load_file("typed.onnx");
     if (!g) return;
-    const char *keys[] = {"f32", "f16", "f64", "i8", "u8", "i32", "i64", "b"};
+    const char *keys[] = {"f32", "f16", "f64", "i8", "u8", "i16", "u16", "i32", "i64", "b"};
     char init[64], npy[64];
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         snprintf(npy, sizeof npy, "typed_%s.npy", keys[i]);
@@ -349,7 +349,7 @@ static void test_onnx_typed(void)
         compare_npy(g, init, npy);
     }
     const vn_gconst *a = constant(g, "raw_i16"), *b = constant(g, "typed_u16");
-    VT_CHECK(a && a->desc.dtype == VN_I32 && b && b->desc.dtype == VN_I32, "16-bit widened");
+    VT_CHECK(a && a->desc.dtype == VN_I16 && b && b->desc.dtype == VN_U16, "16-bit kept");
     const vn_gconst *bf = constant(g, "typed_bf16");
     VT_CHECK(bf && bf->desc.dtype == VN_BF16 && vn_bf16_to_f32(((uint16_t *)bf->data)[1]) == -2.5f,
              "bf16");

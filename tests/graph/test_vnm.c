@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "graph/vnm.h"
 #include "onnx_build.h"
 #include "vinci/graph.h"
 #include "vt.h"
@@ -85,7 +86,7 @@ static double round_trip(const vn_model *m, const char *tag, const vn_named_tens
         check_same(m, l, in, ni);
         vn_model_file_info fi;
         VT_OK(vn_model_file_info_get(l, &fi));
-        VT_CHECK(fi.version == 1 && fi.file_bytes > 0 && !strcmp(fi.producer, "vinci"),
+        VT_CHECK(fi.version == VNM_VERSION && fi.file_bytes > 0 && !strcmp(fi.producer, "vinci"),
                  "file info: version %u, %zu bytes, producer '%s'", (unsigned)fi.version,
                  fi.file_bytes, fi.producer);
         /* a loaded model saves again and loads to the same results */

@@ -232,6 +232,47 @@ static void test_counters_over_blocks(void)
     VT_CHECK(k.wall_ms >= 0.0, "wall time");
 }
 
+/* ---- prefetch --------------------------------------------------------------- */
+
+/* Tile loop with vn_prefetch of the next tile, a copy-out in between (which
+ * issues the queued lines) and a prefetch range `extra` elements too long. */
+static void prefetch_kernel(vn_core *c, const void *p)
+{
+    copy_args *a = (copy_args *)p;
+    vn_gm in = vn_gm_make(a->gm_in, VN_F32, 256), out = vn_gm_make(a->gm_out, VN_F32, 256);
+    vn_local t = vn_buf_new(c, VN_VECIN, 64, VN_F32);
+    for (int tile = 0; tile < 4; tile++) {
+        vn_set_loop(c, tile);
+        vn_copy_in(c, t, in, tile * 64, 64);
+        if (tile + 1 < 4) vn_prefetch(c, in, (tile + 1) * 64, 64 + (tile == 2 ? a->mode : 0));
+        vn_copy_out(c, out, tile * 64, t, 64);
+    }
+}
+
+static void test_prefetch(void)
+{
+    static copy_args a;
+    for (int checked = 0; checked <= 1; checked++) {
+        fill_in(&a);
+        a.mode = 0;
+        vn_kernel_counters k;
+        vn_launch_desc d = {prefetch_kernel, "prefetch", 1, &a, checked};
+        VT_OK(vn_launch(dev, &d, &k));
+        VT_CHECK(memcmp(a.gm_in, a.gm_out, sizeof a.gm_in) == 0, "copy with prefetch");
+        VT_CHECK(k.bytes_in == 1024 && k.bytes_out == 1024, "prefetch is not counted: %lld",
+                 (long long)k.bytes_in);
+    }
+    /* past the end: release ignores it (a hint), checked mode names it */
+    a.mode = 1;
+    vn_launch_desc d = {prefetch_kernel, "prefetch", 1, &a, 0};
+    VT_OK(vn_launch(dev, &d, NULL));
+    d.checked = 1;
+    VT_CHECK(vn_launch(dev, &d, NULL) == VN_ERR_KERNEL, "out-of-bounds prefetch accepted");
+    VT_CHECK(strstr(vn_last_error(), "vn_prefetch") && strstr(vn_last_error(), "loop 2") &&
+                 strstr(vn_last_error(), "out of bounds"),
+             "message: %s", vn_last_error());
+}
+
 int main(void)
 {
     vn_device_options o = {0};
@@ -246,6 +287,7 @@ int main(void)
     VT_RUN(test_pad_in_left_right);
     VT_RUN(test_pad_f16_value);
     VT_RUN(test_counters_over_blocks);
+    VT_RUN(test_prefetch);
     vn_device_destroy(dev);
     return vt_summary();
 }

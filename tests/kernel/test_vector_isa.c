@@ -113,6 +113,36 @@ static void test_edges(void)
     VT_CHECK(isnan(out[0]) && isnan(out[1]), "sqrt(negative) is NaN");
 }
 
+/* exp over its whole range, densely (every 2^-12 step from -110 to 90, the
+ * underflow to subnormals and 0, the overflow to inf), and its special
+ * values, against double; also through the masked tail (odd lengths). */
+static void test_exp_sweep(void)
+{
+    const vn_isa_table *t = vn_isa_table_get();
+    int64_t n = 200 * 4096 + 7;
+    float *a = malloc(sizeof(float) * (size_t)n), *d = malloc(sizeof(float) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) a[i] = -110.0f + (float)i / 4096.0f;
+    t->unary[VN_VOP_EXP](d, a, n);
+    int64_t worst = 0, at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t u = vt_ulps(d[i], (float)exp((double)a[i]));
+        if (u > worst) worst = u, at = i;
+    }
+    VT_CHECK(worst <= 2, "exp sweep: %lld ulps at %.9g (got %.9g want %.9g)", (long long)worst,
+             a[at], d[at], (float)exp((double)a[at]));
+    float sp[9] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 88.7228f, 88.7229f, -103.97f, -1e30f};
+    float out[9];
+    for (int len = 1; len <= 9; len++) {
+        t->unary[VN_VOP_EXP](out, sp, len);
+        for (int i = 0; i < len; i++) {
+            float want = (float)exp((double)sp[i]);
+            VT_CHECK(isnan(sp[i]) ? isnan(out[i]) : vt_ulps(out[i], want) <= 2,
+                     "exp(%g) = %g, want %g (n=%d)", sp[i], out[i], want, len);
+        }
+    }
+    free(a), free(d);
+}
+
 static void test_reductions(void)
 {
     const vn_isa_table *t = vn_isa_table_get();
@@ -182,6 +212,7 @@ int main(void)
 {
     VT_RUN(test_ops_against_double);
     VT_RUN(test_edges);
+    VT_RUN(test_exp_sweep);
     VT_RUN(test_reductions);
     VT_RUN(test_speed_report);
     return vt_summary();

@@ -305,7 +305,10 @@ static void test_integer_variants(void)
     VT_CHECK(run_variant("Add", in, 2, &out) == VN_ERR_DTYPE, "mixed");
     in[0].desc.dtype = VN_F32;
     VT_CHECK(run_variant("Add", in, 2, &out) == VN_ERR_DTYPE, "floats refused");
-    VT_CHECK(vn_math_integer_variant("Exp") == NULL, "no Exp variant");
+    VT_CHECK(vn_math_integer_variant("Gelu") == NULL, "no Gelu variant");
+    VT_CHECK(vn_math_integer_variant("Exp") &&
+                 vn_math_integer_variant("Exp")->dtypes == VN_DTYPE_BIT(VN_F64),
+             "Exp: an f64 variant only");
     th_free(in, 2);
 }
 

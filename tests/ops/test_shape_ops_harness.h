@@ -104,6 +104,9 @@ static inline void th_free(vn_tensor *t, int32_t n)
     }
 }
 
+/* The device th_op runs on; NULL: vn_device_default (which flushes denormals). */
+static vn_device *th_device;
+
 /* Run `op` on `in` (all inputs given as constants when `consts`); outputs are
  * allocated here (free with th_free). Returns the first failing status. */
 static inline vn_status th_op(const char *op, vn_tensor *in, int32_t ni, bool consts,
@@ -122,8 +125,9 @@ static inline vn_status th_op(const char *op, vn_tensor *in, int32_t ni, bool co
         din[i] = in[i].desc;
         data[i] = consts ? in[i].data : NULL;
     }
-    vn_status st = vn_device_default(&dev);
+    vn_status st = th_device ? VN_OK : vn_device_default(&dev);
     if (st != VN_OK) return st;
+    if (th_device) dev = th_device;
     for (int32_t k = 0; k < TH_MAX_OUT; k++) dout[k].rank = -1;
     vn_op_ctx ctx = {def, dev, din, ni, attrs, "n1", data};
     st = def->infer(&ctx, dout);

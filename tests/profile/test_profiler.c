@@ -3,24 +3,30 @@
  * input x f32[batch,64], compiled here at batch 64): op_summary.csv parsed
  * back (columns, every node, node times summing to the run time within 5 %),
  * trace.json checked by a small JSON parser, roofline.svg with one circle per
- * op, hardware counters forced off (VINCI_PERF_DISABLE=1), and the bound rule
- * on known cases. Fixed roofs keep the classification independent of the VM.
+ * op, and all three parsed again by tests/profile/check_profile.py (Python's
+ * csv, json and xml.etree) when the repository's .venv is there; perf
+ * counters forced unavailable (API and VINCI_PERF_DISABLE=1); the counters
+ * API around a plain run; an asynchronous run's stream track; the origins of
+ * fused nodes; and the bound rule on known cases. Fixed roofs keep the
+ * classification independent of the VM.
  */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "vinci/profile.h"
+#include "vinci/runtime.h"
 #include "vt.h"
 
 #define PEAK_GFLOPS 1000.0
 #define PEAK_GBS    20.0
 #define RUNS        30
 
-static int model_path(const char *file, char *buf, size_t size)
+/* `file` under the repository root (found from this source's path). */
+static int repo_path(const char *file, char *buf, size_t size)
 {
     const char *tail = strstr(__FILE__, "tests/profile/");
     if (!tail) return -1;
-    snprintf(buf, size, "%.*smodels/%s", (int)(tail - __FILE__), __FILE__, file);
+    snprintf(buf, size, "%.*s%s", (int)(tail - __FILE__), __FILE__, file);
     FILE *f = fopen(buf, "rb");
     if (!f) return -1;
     fclose(f);
@@ -104,24 +110,27 @@ static int count(const char *s, const char *what)
 }
 
 /* ---- the bundled model ---- */
-static vn_graph *graph; /* outlives the models: their node names point into it */
+/* The graphs outlive the models (their node names point into them): freed at exit. */
+static vn_graph *graphs[16];
+static int num_graphs;
 
-static vn_model *compile_mlp(void)
+static vn_model *compile_mlp(int32_t level)
 {
     char path[1024];
     vn_graph *g = NULL;
     vn_model *m = NULL;
-    if (model_path("mlp_tiny.onnx", path, sizeof path)) return NULL;
+    if (repo_path("models/mlp_tiny.onnx", path, sizeof path)) return NULL;
     vn_input_shape x = {"x", 2, {64, 64}};
-    vn_compile_options o = {1, NULL, &x, 1};
+    vn_compile_options o = {level, NULL, &x, 1};
     VT_OK(vn_graph_load_onnx(path, &g));
     VT_OK(vn_model_compile(g, &o, &m));
-    vn_graph_destroy(graph);
-    graph = g;
+    VT_CHECK(num_graphs < 16, "graph slots");
+    if (num_graphs < 16) graphs[num_graphs++] = g;
     return m;
 }
 
-static vn_profiler *profile_runs(vn_model *m, int32_t runs)
+/* `runs` profiled runs, on `stream` (asynchronous) when not NULL. */
+static vn_profiler *profile_runs(vn_model *m, int32_t runs, vn_stream *stream)
 {
     vn_profiler *p = NULL;
     vn_model_ctx *c = NULL;
@@ -131,15 +140,17 @@ static vn_profiler *profile_runs(vn_model *m, int32_t runs)
     VT_OK(vn_model_ctx_create(m, &c));
     VT_OK(vn_model_run(m, c, &in, 1, NULL, 0)); /* warm-up, unprofiled */
     VT_OK(vn_profiler_create(m, PEAK_GFLOPS, PEAK_GBS, &p));
-    for (int32_t i = 0; i < runs; i++) VT_OK(vn_profiler_run(p, c, &in, 1));
+    for (int32_t i = 0; i < runs; i++)
+        VT_OK(stream ? vn_profiler_run_async(p, c, stream, &in, 1) : vn_profiler_run(p, c, &in, 1));
     vn_model_ctx_destroy(c);
     vn_aligned_free(in.tensor.data);
     return p;
 }
 
 static const char *const columns =
-    "name,op_type,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,bytes,gflops,"
-    "gbs,intensity,bound,roof_fraction,cycles,instructions,cache_refs,cache_misses,branch_misses";
+    "name,op_type,fused_from,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,bytes,"
+    "gflops,gbs,intensity,bound,roof_fraction,cycles,instructions,cache_refs,cache_misses,"
+    "l1d_read_misses,llc_read_misses,branch_misses,task_clock_ns,page_faults,ctx_switches\n";
 
 /* Field k of a CSV line (quoted fields hold commas); copied into buf. */
 static void csv_field(const char *line, int k, char *buf, size_t size)
@@ -168,8 +179,8 @@ static void check_csv(const vn_model *m, const vn_profiler *p, const char *path)
     for (char *line = strchr(s, '\n'); line && line[1]; line = strchr(line + 1, '\n'), rows++) {
         char name[256], total[64], calls[64];
         csv_field(line + 1, 0, name, sizeof name);
-        csv_field(line + 1, 4, calls, sizeof calls);
-        csv_field(line + 1, 5, total, sizeof total);
+        csv_field(line + 1, 5, calls, sizeof calls);
+        csv_field(line + 1, 6, total, sizeof total);
         const char *want = "";
         vn_model_node(m, rows, &want, NULL, NULL);
         VT_CHECK(!strcmp(name, want), "row %d is '%s', node '%s'", (int)rows, name, want);
@@ -189,8 +200,16 @@ static void check_trace(const vn_model *m, const char *path)
     VT_CHECK(s && json_valid(s), "trace.json is valid JSON");
     if (!s) return;
     VT_CHECK(strstr(s, "{\"traceEvents\":[") == s, "traceEvents first");
-    VT_CHECK(count(s, "\"ph\":\"X\"") == RUNS * (vn_model_num_nodes(m) + 1), "slices");
+    VT_CHECK(count(s, "\"cat\":\"node\"") == RUNS * vn_model_num_nodes(m), "node slices");
     VT_CHECK(count(s, "\"name\":\"model run\"") == RUNS, "run slices");
+    VT_CHECK(count(s, "\"cat\":\"worker\"") >= RUNS, "worker slices");
+    vn_device *d = NULL;
+    VT_OK(vn_device_default(&d));
+    for (int32_t w = 0; w < vn_device_num_workers(d); w++) {
+        char track[64];
+        snprintf(track, sizeof track, "\"args\":{\"name\":\"worker %d\"}", (int)w);
+        VT_CHECK(count(s, track) == 1, "track of worker %d", (int)w);
+    }
     VT_CHECK(!json_valid("{\"a\":[1,2,}") && !json_valid("{\"a\" 1}"), "checker rejects");
     free(s);
 }
@@ -210,53 +229,216 @@ static void check_svg(const vn_profiler *p, const char *path)
     free(s);
 }
 
+/* The Python parsers' view (check_profile.py); skipped without the .venv. */
+static void check_python(const vn_profiler *p, const char *dir, bool streams)
+{
+    char py[1024], script[1024], cmd[3072];
+    if (repo_path(".venv/bin/python", py, sizeof py) ||
+        repo_path("tests/profile/check_profile.py", script, sizeof script))
+        return (void)printf("  python check skipped: no .venv\n");
+    vn_device *d = NULL;
+    VT_OK(vn_device_default(&d));
+    int ops = 0;
+    for (int32_t i = 0; i < vn_profiler_num_nodes(p); i++)
+        ops += vn_profiler_node(p, i)->flops > 0 && vn_profiler_node(p, i)->bytes > 0;
+    snprintf(
+        cmd, sizeof cmd, "%s %s %s --nodes %d --runs %lld --run-ms %.6f --workers %d --ops %d%s",
+        py, script, dir, (int)vn_profiler_num_nodes(p), (long long)vn_profiler_num_runs(p),
+        vn_profiler_run_ms(p), (int)vn_device_num_workers(d), ops, streams ? " --streams" : "");
+    VT_CHECK(system(cmd) == 0, "%s", cmd);
+}
+
+typedef struct out_dir {
+    char dir[64], csv[96], trace[96], svg[96];
+} out_dir;
+
+static void write_all(const vn_profiler *p, out_dir *o)
+{
+    snprintf(o->dir, sizeof o->dir, "/tmp/vinci_prof_XXXXXX");
+    VT_CHECK(mkdtemp(o->dir) != NULL, "temporary directory");
+    snprintf(o->csv, sizeof o->csv, "%s/op_summary.csv", o->dir);
+    snprintf(o->trace, sizeof o->trace, "%s/trace.json", o->dir);
+    snprintf(o->svg, sizeof o->svg, "%s/roofline.svg", o->dir);
+    VT_OK(vn_profiler_write_csv(p, o->csv));
+    VT_OK(vn_profiler_write_trace(p, o->trace));
+    VT_OK(vn_profiler_write_svg(p, o->svg));
+}
+
+static void remove_all(const out_dir *o)
+{
+    remove(o->csv), remove(o->trace), remove(o->svg), rmdir(o->dir);
+}
+
 static void test_mlp_profile(void)
 {
-    vn_model *m = compile_mlp();
+    vn_model *m = compile_mlp(1);
     if (!m) return (void)printf("  skipped: models/mlp_tiny.onnx not found\n");
-    vn_profiler *p = profile_runs(m, RUNS);
-    char dir[] = "/tmp/vinci_prof_XXXXXX", csv[64], trace[64], svg[64];
-    VT_CHECK(mkdtemp(dir) != NULL, "temporary directory");
-    snprintf(csv, sizeof csv, "%s/op_summary.csv", dir);
-    snprintf(trace, sizeof trace, "%s/trace.json", dir);
-    snprintf(svg, sizeof svg, "%s/roofline.svg", dir);
-    VT_OK(vn_profiler_write_csv(p, csv));
-    VT_OK(vn_profiler_write_trace(p, trace));
-    VT_OK(vn_profiler_write_svg(p, svg));
-    check_csv(m, p, csv);
-    check_trace(m, trace);
-    check_svg(p, svg);
+    vn_profiler *p = profile_runs(m, RUNS, NULL);
+    out_dir o;
+    write_all(p, &o);
+    check_csv(m, p, o.csv);
+    check_trace(m, o.trace);
+    check_svg(p, o.svg);
+    check_python(p, o.dir, false);
     /* fc1 is x[64,64] @ W[64,128]: 64*64*128 multiply-accumulates, 2 FLOPs each. */
     VT_CHECK(vn_profiler_node(p, 0)->flops == 2.0 * 64 * 64 * 128, "fc1 FLOPs %.0f",
              vn_profiler_node(p, 0)->flops);
+    /* Software counters always count: the run took CPU time somewhere. */
+    vn_counter_values c = vn_profiler_counters(p);
+    VT_CHECK(c.supported[VN_CTR_TASK_CLOCK_NS] && c.value[VN_CTR_TASK_CLOCK_NS] > 0,
+             "task clock %lld ns", (long long)c.value[VN_CTR_TASK_CLOCK_NS]);
     vn_profiler_print_top(p, 5, stdout);
-    remove(csv), remove(trace), remove(svg), rmdir(dir);
+    remove_all(&o);
     vn_profiler_destroy(p);
     vn_model_destroy(m);
 }
 
-static void test_counters_disabled(void)
+/* Asynchronous runs: the stream gets a track with the runtime's task records. */
+static void test_async_profile(void)
 {
-    vn_model *m = compile_mlp();
+    vn_model *m = compile_mlp(1);
     if (!m) return;
-    setenv("VINCI_PERF_DISABLE", "1", 1);
-    vn_profiler *p = profile_runs(m, 3);
-    unsetenv("VINCI_PERF_DISABLE");
-    for (int32_t i = 0; i < vn_profiler_num_nodes(p); i++)
-        for (int32_t k = 0; k < VN_HW_COUNT; k++)
-            VT_CHECK(!vn_profiler_node(p, i)->hw_supported[k], "counter %d off", (int)k);
-    VT_CHECK(vn_profiler_num_runs(p) == 3, "runs carried on");
-    VT_CHECK(vn_profiler_sw(p).task_clock_ms >= 0, "software counters");
-    char path[] = "/tmp/vinci_prof_csv_XXXXXX";
-    int fd = mkstemp(path);
-    if (fd >= 0) close(fd);
-    VT_OK(vn_profiler_write_csv(p, path));
-    char *s = read_all(path);
-    VT_CHECK(s && count(s, "unsupported") == VN_HW_COUNT * vn_profiler_num_nodes(p), "CSV says so");
+    vn_device *d = NULL;
+    vn_stream *st = NULL;
+    VT_OK(vn_device_default(&d));
+    VT_OK(vn_stream_create(d, 0, &st));
+    vn_profiler *p = profile_runs(m, 4, st);
+    out_dir o;
+    write_all(p, &o);
+    char *s = read_all(o.trace);
+    char track[64];
+    snprintf(track, sizeof track, "\"args\":{\"name\":\"stream %u\"}", vn_stream_id(st));
+    VT_CHECK(s && count(s, track) == 1, "the stream's track");
+    VT_CHECK(s && count(s, "\"cat\":\"task\"") >= 4, "the stream's tasks");
+    VT_CHECK(s && count(s, "\"cat\":\"node\"") == 4 * vn_model_num_nodes(m), "node slices");
     free(s);
-    remove(path);
+    check_python(p, o.dir, true);
+    remove_all(&o);
     vn_profiler_destroy(p);
+    vn_stream_destroy(st);
     vn_model_destroy(m);
+}
+
+/* Each way of making perf_event_open fail: hardware counters unsupported,
+ * software counters from getrusage, the profile complete and saying so. */
+static void check_unavailable(vn_model *m)
+{
+    vn_profiler *p = profile_runs(m, 3, NULL);
+    VT_CHECK(vn_profiler_num_runs(p) == 3, "runs carried on");
+    for (int32_t i = 0; i < vn_profiler_num_nodes(p); i++)
+        for (int32_t k = 0; k < VN_CTR_COUNT; k++)
+            VT_CHECK(vn_profiler_node(p, i)->ctr.supported[k] == (k >= VN_CTR_NUM_HW),
+                     "node %d counter %s", (int)i, vn_counter_name(k));
+    vn_counter_values c = vn_profiler_counters(p);
+    VT_CHECK(c.value[VN_CTR_TASK_CLOCK_NS] > 0, "task clock from the fallback");
+    out_dir o;
+    write_all(p, &o);
+    char *s = read_all(o.csv);
+    VT_CHECK(s && count(s, "unsupported") == VN_CTR_NUM_HW * vn_profiler_num_nodes(p),
+             "CSV says so per counter");
+    free(s);
+    s = read_all(o.trace);
+    VT_CHECK(s && json_valid(s), "trace still valid");
+    free(s);
+    FILE *f = tmpfile();
+    vn_profiler_print_top(p, 3, f);
+    rewind(f);
+    char text[4096] = {0};
+    VT_CHECK(fread(text, 1, sizeof text - 1, f) > 0, "table printed");
+    VT_CHECK(count(text, "unsupported") == VN_CTR_NUM_HW, "table says so: %s", text);
+    fclose(f);
+    remove_all(&o);
+    vn_profiler_destroy(p);
+}
+
+static void test_counters_unavailable(void)
+{
+    vn_model *m = compile_mlp(1);
+    if (!m) return;
+    vn_counters_force_unavailable(true);
+    check_unavailable(m);
+    vn_counters_force_unavailable(false);
+    setenv("VINCI_PERF_DISABLE", "1", 1);
+    check_unavailable(m);
+    unsetenv("VINCI_PERF_DISABLE");
+    vn_model_destroy(m);
+}
+
+/* The counters API around a plain run (no profiler): the workers' task clock
+ * is counted, per worker it adds up, and diff keeps support flags. */
+static void test_counters_api(void)
+{
+    vn_model *m = compile_mlp(1);
+    if (!m) return;
+    vn_device *d = NULL;
+    vn_model_ctx *c = NULL;
+    VT_OK(vn_device_default(&d));
+    vn_counter_values a, b, diff, w;
+    VT_CHECK(vn_counters_sample(&a) != VN_OK, "sample needs enable");
+    VT_OK(vn_counters_enable(d));
+    vn_named_tensor in = {"x", {{VN_F32, 2, {64, 64}}, NULL}};
+    in.tensor.data = vn_aligned_alloc(64 * 64 * 4, 64);
+    memset(in.tensor.data, 0, 64 * 64 * 4);
+    VT_OK(vn_model_ctx_create(m, &c));
+    VT_OK(vn_counters_sample(&a));
+    for (int32_t i = 0; i < 20; i++) VT_OK(vn_model_run(m, c, &in, 1, NULL, 0));
+    VT_OK(vn_counters_sample(&b));
+    vn_counters_diff(&a, &b, &diff);
+    VT_CHECK(diff.supported[VN_CTR_TASK_CLOCK_NS] && diff.value[VN_CTR_TASK_CLOCK_NS] > 0,
+             "task clock %lld ns", (long long)diff.value[VN_CTR_TASK_CLOCK_NS]);
+    int64_t workers = 0;
+    for (int32_t k = 0; k < vn_device_num_workers(d); k++) {
+        VT_OK(vn_counters_sample_worker(k, &w));
+        workers += w.value[VN_CTR_TASK_CLOCK_NS];
+    }
+    VT_CHECK(workers > 0 && workers <= b.value[VN_CTR_TASK_CLOCK_NS], "workers %lld of %lld",
+             (long long)workers, (long long)b.value[VN_CTR_TASK_CLOCK_NS]);
+    VT_CHECK(vn_counters_sample_worker(vn_device_num_workers(d), &w) != VN_OK, "bad worker");
+    for (int32_t k = 0; k < VN_CTR_COUNT; k++)
+        if (!diff.supported[k])
+            VT_CHECK(diff.value[k] == 0, "unsupported %s reads 0", vn_counter_name(k));
+    vn_counters_disable();
+    vn_model_ctx_destroy(c);
+    vn_aligned_free(in.tensor.data);
+    vn_model_destroy(m);
+}
+
+/* O2 fuses fc1 + its bias (and fc2 + gate ...): the fused nodes list the
+ * ONNX nodes they came from, every name a node of the unfused (O1) model. */
+static void test_fused_from(void)
+{
+    vn_model *o1 = compile_mlp(1);
+    if (!o1) return;
+    vn_model *o2 = compile_mlp(2);
+    vn_profiler *p = NULL;
+    VT_OK(vn_profiler_create(o2, PEAK_GFLOPS, PEAK_GBS, &p));
+    int fused = 0, names = 0;
+    for (int32_t i = 0; i < vn_profiler_num_nodes(p); i++) {
+        const char *list = vn_profiler_node(p, i)->fused_from;
+        if (!list[0]) continue;
+        fused++;
+        char copy[512];
+        snprintf(copy, sizeof copy, "%s", list);
+        for (char *save = NULL, *t = strtok_r(copy, ";", &save); t;
+             t = strtok_r(NULL, ";", &save)) {
+            bool known = false;
+            for (int32_t k = 0; k < vn_model_num_nodes(o1) && !known; k++) {
+                const char *name = "";
+                vn_model_node(o1, k, &name, NULL, NULL);
+                known = !strcmp(name, t);
+            }
+            VT_CHECK(known, "'%s' (in '%s') is an O1 node", t, list);
+            names++;
+        }
+        VT_CHECK(strchr(list, ';') != NULL, "'%s' names two or more nodes", list);
+    }
+    VT_CHECK(fused >= 1, "%d fused nodes", fused);
+    /* Nothing is lost: the O1 nodes are the O2 nodes plus the absorbed ones. */
+    VT_CHECK(vn_model_num_nodes(o2) - fused + names == vn_model_num_nodes(o1), "%d + %d - %d vs %d",
+             (int)vn_model_num_nodes(o2), names, fused, (int)vn_model_num_nodes(o1));
+    vn_profiler_destroy(p);
+    vn_model_destroy(o2);
+    vn_model_destroy(o1);
 }
 
 /* Known kernels at plausible speeds (roofs 1000 GFLOP/s, 20 GB/s; ridge 50). */
@@ -268,11 +450,11 @@ static void test_bound_rule(void)
                  VN_BOUND_MEMORY,
              "16 Mi Add is memory bound");
     VT_CHECK(frac > 0.7 && frac < 0.8, "Add at %.2f of its roof", frac);
-    double k = 1024, mm_flops = 2 * k * k * k, mm_bytes = 3 * 4 * k * k;
+    double k = 2048, mm_flops = 2 * k * k * k, mm_bytes = 3 * 4 * k * k;
     double mm_ms = mm_flops / 500e9 * 1e3; /* at 500 GFLOP/s */
     VT_CHECK(vn_profile_classify(mm_ms, mm_flops, mm_bytes, PEAK_GFLOPS, PEAK_GBS, &frac) ==
                  VN_BOUND_COMPUTE,
-             "1024 MatMul is compute bound");
+             "2048 MatMul is compute bound");
     VT_CHECK(frac > 0.49 && frac < 0.51, "MatMul at %.2f of its roof", frac);
     /* Short, or far below both roofs: latency. */
     VT_CHECK(vn_profile_classify(0.005, mm_flops, mm_bytes, PEAK_GFLOPS, PEAK_GBS, NULL) ==
@@ -288,7 +470,10 @@ int main(void)
 {
     VT_RUN(test_bound_rule);
     VT_RUN(test_mlp_profile);
-    VT_RUN(test_counters_disabled);
-    vn_graph_destroy(graph);
+    VT_RUN(test_async_profile);
+    VT_RUN(test_counters_unavailable);
+    VT_RUN(test_counters_api);
+    VT_RUN(test_fused_from);
+    for (int i = 0; i < num_graphs; i++) vn_graph_destroy(graphs[i]);
     return vt_summary();
 }

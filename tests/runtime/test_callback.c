@@ -223,10 +223,13 @@ static void test_deadlocks_refused(void)
 
 /* ---- batching ---- */
 
+static atomic_int hold_entered;
+
 static void hold_cb(void *user, vn_status status)
 {
     (void)status;
     atomic_int *gate = user;
+    atomic_store(&hold_entered, 1);
     while (!atomic_load(gate)) sched_yield();
 }
 
@@ -245,7 +248,9 @@ static void test_batching(void)
     for (int i = 0; i < 4; i++) VT_OK(vn_stream_create(d, 0, &s[i]));
     atomic_int gate = 0;
     VT_OK(vn_stream_add_callback(s[0], hold_cb, &gate, false));
-    rt_sleep_ms(5); /* hold_cb runs and holds the callback thread */
+    /* hold_cb runs and holds the callback thread (a fixed sleep was not
+     * enough on a loaded machine: the thread had not taken it yet) */
+    while (!atomic_load(&hold_entered)) sched_yield();
     for (int i = 0; i < 200; i++)
         VT_OK(vn_stream_add_callback(s[i % 4], count_cb, NULL, i % 3 == 0));
     /* Non-blocking ones on s[1..3] are ready now; wait until all are queued. */

@@ -1,0 +1,164 @@
+/*
+ * conv_winograd.c — the Winograd F(4x4, 3x3) convolution on NC1HWC0 (3x3,
+ * stride 1, dilation 1, group 1; weights from conv_winograd_pack.c), in
+ * three launches over the workspace:
+ *   1. input transform: tasks (image, input block, tile row) -> V;
+ *   2. per transform point, the 1x1 GEMM over channels M_p = U_p V_p, run by
+ *      the direct kernel's row (conv_kernels.h: columns = tiles, register
+ *      block 14 tiles x 2 output blocks on AVX-512); tasks (point, output
+ *      block pair, chunk of tiles), chunks innermost so a block keeps one
+ *      weight slab in L2;
+ *   3. output transform with the direct conv's epilogue (bias, residual,
+ *      activation): tasks (image, output block, tile row).
+ * Tiles of all images share one GEMM (the weights are read once per run).
+ *
+ * Accuracy: the transforms multiply rounding errors by up to ~10x those of
+ * direct summation; docs/architecture.md states the tested bound.
+ */
+#include <string.h>
+
+#include "kernel/core_internal.h"
+#include "kernel/winograd_kernels.h"
+#include "ops/conv.h"
+
+#define CHUNK 112 /* tiles per GEMM task (8 register blocks of 14) */
+
+typedef struct wino_args {
+    const vn_conv_plan *p;
+    const vn_wino_table *wt;
+    const vn_conv_table *ct;
+    const float *x, *u, *bias, *res;
+    float *y, *v, *m;
+    int64_t TH, TW, NT; /* tile rows and columns of an image; tiles of all images */
+    int64_t ncb_max, pairs, chunks;
+    int64_t tasks;
+} wino_args;
+
+static void input_kernel(vn_core *core, const void *args)
+{
+    const wino_args *w = args;
+    const vn_conv_plan *p = w->p;
+    const vn_conv_geom *g = &p->g;
+    int64_t begin, end;
+    vn_ops_split(w->tasks, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    for (int64_t t = begin; t < end; t++) {
+        vn_set_loop(core, t);
+        int64_t th = t % w->TH, ib = (t / w->TH) % p->C1, n = t / (w->TH * p->C1);
+        int64_t tile = (n * w->TH + th) * w->TW;
+        vn_wino_in_args a = {.x = w->x + (n * p->C1 + ib) * g->IH * g->IW * VN_C0,
+                             .IH = g->IH,
+                             .IW = g->IW,
+                             .ih0 = th * VN_WINO_M - g->pt,
+                             .iw0 = -g->pl,
+                             .ntiles = w->TW,
+                             .v = w->v + (ib * w->NT + tile) * VN_C0,
+                             .pstride = p->C1 * w->NT * VN_C0};
+        w->wt->input_row(&a);
+    }
+}
+
+static void gemm_kernel(vn_core *core, const void *args)
+{
+    const wino_args *w = args;
+    const vn_conv_plan *p = w->p;
+    int64_t begin, end, cin = p->g.C;
+    vn_ops_split(w->tasks, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    for (int64_t t = begin; t < end; t++) {
+        vn_set_loop(core, t);
+        int64_t chunk = t % w->chunks, pair = (t / w->chunks) % w->pairs;
+        int64_t pt = t / (w->chunks * w->pairs), ob = pair * w->ncb_max;
+        int64_t col0 = chunk * CHUNK, cols = vn_ops_min(CHUNK, w->NT - col0);
+        int64_t ncb = vn_ops_min(w->ncb_max, p->K1 - ob);
+        vn_conv_row_args a = {0};
+        a.x = w->v + (pt * p->C1 * w->NT + col0) * VN_C0;
+        a.x_bstride = w->NT * VN_C0;
+        a.cin_blocks = p->C1;
+        a.ci_last = (int32_t)(cin - (p->C1 - 1) * VN_C0);
+        a.w = w->u + (pt * p->K1 + ob) * p->C1 * VN_C0 * VN_C0;
+        a.w_bstride = p->C1 * VN_C0 * VN_C0;
+        a.ncb = (int32_t)ncb;
+        a.IH = a.KH = a.KW = a.sw = a.dw = a.dh = 1;
+        a.IW = a.OW = cols;
+        a.y = w->m + ((pt * p->K1 + ob) * w->NT + col0) * VN_C0;
+        a.y_bstride = w->NT * VN_C0;
+        w->ct->direct_row(&a);
+        core->counters.cube_ops += cols * ncb * VN_C0 * cin;
+    }
+}
+
+static void output_kernel(vn_core *core, const void *args)
+{
+    const wino_args *w = args;
+    const vn_conv_plan *p = w->p;
+    const vn_conv_geom *g = &p->g;
+    int64_t begin, end, plane = g->OH * g->OW * VN_C0, real = g->K - (p->K1 - 1) * VN_C0;
+    vn_ops_split(w->tasks, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    for (int64_t t = begin; t < end; t++) {
+        vn_set_loop(core, t);
+        int64_t th = t % w->TH, ob = (t / w->TH) % p->K1, n = t / (w->TH * p->K1);
+        int64_t tile = (n * w->TH + th) * w->TW, off = (n * p->K1 + ob) * plane;
+        vn_wino_out_args a = {.m = w->m + (ob * w->NT + tile) * VN_C0,
+                              .pstride = p->K1 * w->NT * VN_C0,
+                              .ntiles = w->TW,
+                              .y = w->y + off,
+                              .res = w->res ? w->res + off : NULL,
+                              .bias = w->bias ? w->bias + ob * VN_C0 : NULL,
+                              .OH = g->OH,
+                              .OW = g->OW,
+                              .oh0 = th * VN_WINO_M,
+                              .epi = p->epi};
+        w->wt->output_row(&a);
+        if (ob != p->K1 - 1 || real == VN_C0) continue;
+        /* padded lanes back to zero (HardSigmoid, Sigmoid, Clip map 0 elsewhere) */
+        int64_t oh1 = vn_ops_min(g->OH, a.oh0 + VN_WINO_M);
+        for (int64_t px = a.oh0 * g->OW; px < oh1 * g->OW; px++)
+            memset(a.y + px * VN_C0 + real, 0, (size_t)(VN_C0 - real) * sizeof(float));
+    }
+}
+
+static vn_status launch(const wino_args *w, vn_kernel_fn fn, const char *name, int64_t work,
+                        vn_kernel_counters *counters)
+{
+    int32_t blocks = vn_ops_block_dim(w->p->device, w->tasks, vn_ops_max(1, work));
+    vn_launch_desc ld = {fn, name, blocks, w, -1};
+    return vn_launch(w->p->device, &ld, counters);
+}
+
+vn_status vn_conv_winograd_run(const vn_conv_plan *p, const float *x, const float *u,
+                               const float *bias, const float *res, float *y, float *ws,
+                               vn_kernel_counters *counters)
+{
+    const vn_conv_geom *g = &p->g;
+    wino_args w = {.p = p,
+                   .wt = vn_wino_table_get(),
+                   .ct = vn_conv_table_get(),
+                   .x = x,
+                   .u = u,
+                   .bias = bias,
+                   .res = res,
+                   .y = y,
+                   .TH = vn_ops_div_up(g->OH, VN_WINO_M),
+                   .TW = vn_ops_div_up(g->OW, VN_WINO_M),
+                   .NT = vn_conv_winograd_tiles(g)};
+    w.v = ws;
+    w.m = ws + (int64_t)VN_WINO_P * p->C1 * w.NT * VN_C0;
+    w.ncb_max = w.ct->max_ncb;
+    w.pairs = vn_ops_div_up(p->K1, w.ncb_max);
+    w.chunks = vn_ops_div_up(w.NT, CHUNK);
+    if (w.NT == 0) return VN_OK;
+    vn_kernel_counters step[3] = {{0}};
+    int64_t row_elems = w.TW * VN_WINO_P * VN_C0; /* elements of one tile row's points */
+    w.tasks = g->N * p->C1 * w.TH;
+    vn_status st = launch(&w, input_kernel, "vn_conv_winograd_in", row_elems, &step[0]);
+    w.tasks = VN_WINO_P * w.pairs * w.chunks;
+    if (st == VN_OK)
+        st = launch(&w, gemm_kernel, "vn_conv_winograd_gemm",
+                    vn_ops_min(CHUNK, w.NT) * w.ncb_max * 2 * g->C, &step[1]);
+    w.tasks = g->N * p->K1 * w.TH;
+    if (st == VN_OK) st = launch(&w, output_kernel, "vn_conv_winograd_out", row_elems, &step[2]);
+    if (counters) { /* filled, as one launch would */
+        memset(counters, 0, sizeof *counters);
+        for (int i = 0; i < 3; i++) vn_kernel_counters_add(counters, &step[i]);
+    }
+    return st;
+}

@@ -1,0 +1,18 @@
+/*
+ * extra.h — ONNX operators added for conformance, one per file:
+ * NonMaxSuppression (nms.c), CenterCropPad (center_crop_pad.c), Compress
+ * (compress.c), ReverseSequence (reverse_sequence.c), RoiAlign
+ * (roi_align.c), MaxUnpool (max_unpool.c), Col2Im (col2im.c), AffineGrid
+ * (affine_grid.c), DeformConv (deform_conv.c) and EyeLike (eye_like.c),
+ * gathered into one registry table by extra_table.c.
+ */
+#ifndef VINCI_OPS_EXTRA_H
+#define VINCI_OPS_EXTRA_H
+
+#include "ops/shape_ops.h"
+
+extern const vn_op_def vn_nms_def, vn_center_crop_pad_def, vn_compress_def, vn_reverse_sequence_def,
+    vn_roi_align_def, vn_max_unpool_def, vn_col2im_def, vn_affine_grid_def, vn_deform_conv_def,
+    vn_eye_like_def;
+
+#endif /* VINCI_OPS_EXTRA_H */

@@ -1,0 +1,78 @@
+/*
+ * prepack_registry.c — which operators can export and re-adopt packed
+ * constant data (vinci/ops.h, "pre-packed constants"): the built-in families
+ * answer for their own defs, operators declared at run time sit in a small
+ * locked list (a later declaration of the same operator wins), and the
+ * helpers the hooks share.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "ops/prepack.h"
+
+#define MAX_DECLARED 64
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    const vn_op_def *def;
+    const vn_op_prepack *hooks;
+} declared[MAX_DECLARED];
+static int32_t num_declared;
+
+vn_status vn_op_set_prepack(const vn_op_def *def, const vn_op_prepack *hooks)
+{
+    if (!def || !hooks || !hooks->export_blobs || !hooks->plan_from_blobs)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_op_set_prepack", "def, hooks or a hook is NULL");
+    pthread_mutex_lock(&lock);
+    int32_t i = 0;
+    while (i < num_declared && declared[i].def != def) i++;
+    if (i == MAX_DECLARED) {
+        pthread_mutex_unlock(&lock);
+        return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_op_set_prepack",
+                        "more than %d operators declare pre-pack hooks", MAX_DECLARED);
+    }
+    declared[i].def = def;
+    declared[i].hooks = hooks;
+    if (i == num_declared) num_declared++;
+    pthread_mutex_unlock(&lock);
+    return VN_OK;
+}
+
+const vn_op_prepack *vn_op_prepack_hooks(const vn_op_def *def)
+{
+    if (!def) return NULL;
+    const vn_op_prepack *h = NULL;
+    pthread_mutex_lock(&lock);
+    for (int32_t i = 0; i < num_declared && !h; i++)
+        if (declared[i].def == def) h = declared[i].hooks;
+    pthread_mutex_unlock(&lock);
+    if (!h) h = vn_mm_prepack_hooks(def);
+    if (!h) h = vn_conv_prepack_hooks(def);
+    return h;
+}
+
+vn_op_ctx vn_prepack_ctx(const vn_op_ctx *ctx, uint64_t consumed, const void **data)
+{
+    vn_op_ctx c = *ctx;
+    for (int32_t k = 0; k < ctx->num_inputs && k < 64; k++)
+        data[k] = ctx->input_data && !(consumed >> k & 1) ? ctx->input_data[k] : NULL;
+    c.input_data = data;
+    return c;
+}
+
+vn_status vn_prepack_check_blob(const char *where, const vn_op_blob *blob, int32_t i, size_t size,
+                                const char *layout)
+{
+    if (!blob->data || (uintptr_t)blob->data % 64)
+        return vn_error(VN_ERR_FORMAT, where, "packed blob %d is not 64-byte aligned", (int)i);
+    if (blob->size != size)
+        return vn_error(VN_ERR_FORMAT, where,
+                        "packed blob %d has %zu bytes, the shapes need %zu (layout %s)", (int)i,
+                        blob->size, size, layout);
+    if (strncmp(blob->layout, layout, sizeof blob->layout) != 0)
+        return vn_error(VN_ERR_FORMAT, where,
+                        "packed blob %d has layout '%.48s', this process packs '%s' (compiled "
+                        "for another ISA? recompile the model)",
+                        (int)i, blob->layout, layout);
+    return VN_OK;
+}

@@ -1,0 +1,28 @@
+/*
+ * counters.h — what the profiler needs of the counters module (counters.c)
+ * beyond the public vn_counters_* calls: per-worker snapshots taken in one
+ * pass, and each worker's span of blocks since the last mark (a node's slice
+ * on that worker's track).
+ */
+#ifndef VINCI_PROFILE_COUNTERS_H
+#define VINCI_PROFILE_COUNTERS_H
+
+#include "vinci/profile.h"
+
+/* A worker's counted blocks: counters, how many, and since the last
+ * vn_ctr_mark the first block's start and the last block's end (ns). */
+typedef struct vn_ctr_worker {
+    vn_counter_values ctr;
+    int64_t blocks;
+    int64_t first_ns, last_ns; /* first_ns 0: no block since the mark */
+} vn_ctr_worker;
+
+/* Starts a new span for every worker (a node begins). */
+void vn_ctr_mark(void);
+/* Workers 0..num_workers-1 of the enabled device (absent ones read zero) and
+ * the calling thread's counts so far. */
+void vn_ctr_snapshot(vn_ctr_worker *workers, int32_t num_workers, vn_counter_values *self);
+/* The enabled device's worker count (0 when disabled). */
+int32_t vn_ctr_num_workers(void);
+
+#endif /* VINCI_PROFILE_COUNTERS_H */

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Independent check of a `vinci profile` output directory with the standard
+library's parsers: op_summary.csv (csv), trace.json (json, Chrome trace
+schema), roofline.svg (xml.etree).
+
+Usage: check_profile.py DIR --nodes N --runs R --run-ms MS --workers W --ops K
+Exits 0 when every check passes, else prints the failures and exits 1.
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+COUNTERS = ["cycles", "instructions", "cache_refs", "cache_misses", "l1d_read_misses",
+            "llc_read_misses", "branch_misses", "task_clock_ns", "page_faults", "ctx_switches"]
+COLUMNS = ["name", "op_type", "fused_from", "inputs", "outputs", "calls", "total_ms", "avg_ms",
+           "min_ms", "max_ms", "share", "flops", "bytes", "gflops", "gbs", "intensity", "bound",
+           "roof_fraction"] + COUNTERS
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def check_csv(path, a):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+        f.seek(0)
+        header = next(csv.reader(f))
+    check(header == COLUMNS, f"CSV columns {header}")
+    check(len(rows) == a.nodes, f"{len(rows)} rows for {a.nodes} nodes")
+    total = sum(float(r["total_ms"]) for r in rows)
+    # Asynchronous runs add the stream's hand-offs to the run: only the bound holds.
+    low = 0 if a.streams else 0.95 * a.run_ms
+    check(low <= total <= a.run_ms * 1.0001, f"node times {total:.4f} ms vs runs {a.run_ms:.4f} ms")
+    for r in rows:
+        check(int(r["calls"]) == a.runs, f"{r['name']}: {r['calls']} calls")
+        check(r["bound"] in ("compute", "memory", "latency"), f"{r['name']}: bound {r['bound']}")
+        check(float(r["min_ms"]) <= float(r["avg_ms"]) <= float(r["max_ms"]) + 1e-9,
+              f"{r['name']}: min/avg/max")
+        for k in COUNTERS:
+            v = r[k]
+            check(v == "unsupported" or int(v) >= 0, f"{r['name']}: {k} = {v}")
+        check(r["task_clock_ns"] != "unsupported", "software counters are always supported")
+        check("[" in r["outputs"] and r["outputs"].split("[")[0].isalnum(),
+              f"{r['name']}: outputs '{r['outputs']}' carry dtype and shape")
+
+
+def check_trace(path, a):
+    with open(path) as f:
+        doc = json.load(f)
+    ev = doc["traceEvents"]
+    for e in ev:
+        check(e.get("ph") in ("X", "M") and isinstance(e.get("pid"), int) and
+              isinstance(e.get("tid"), int) and isinstance(e.get("name"), str), f"event {e}")
+        if e["ph"] == "X":
+            check(isinstance(e["ts"], (int, float)) and e["dur"] >= 0, f"slice {e}")
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+             if e["ph"] == "M" and e["name"] == "thread_name"}
+    procs = {e["pid"]: e["args"]["name"] for e in ev
+             if e["ph"] == "M" and e["name"] == "process_name"}
+    workers = {t for (p, t), n in names.items() if n.startswith("worker ")}
+    check(len(workers) == a.workers, f"{len(workers)} worker tracks for {a.workers} workers")
+    check(len(procs) == 3, f"processes {procs}")
+    x = [e for e in ev if e["ph"] == "X"]
+    runs = [e for e in x if e["name"] == "model run"]
+    nodes = [e for e in x if e.get("cat") == "node"]
+    on_workers = [e for e in x if e.get("cat") == "worker"]
+    check(len(runs) == a.runs, f"{len(runs)} run slices")
+    check(len(nodes) == a.runs * a.nodes, f"{len(nodes)} node slices")
+    check(len(on_workers) > 0, "slices on worker tracks")
+    for e in x:
+        check((e["pid"], e["tid"]) in names, f"slice on an unnamed track {e['pid']}/{e['tid']}")
+    # Every node slice lies inside its run's slice, on the same track.
+    by_run = {(r["pid"], r["tid"], r["args"]["run"]): r for r in runs}
+    eps = 0.01  # us, the printed precision
+    for n in nodes:
+        r = by_run.get((n["pid"], n["tid"], n["args"]["run"]))
+        check(r is not None and r["ts"] - eps <= n["ts"] and
+              n["ts"] + n["dur"] <= r["ts"] + r["dur"] + eps, f"node {n['name']} outside its run")
+        check(all(k in n["args"] for k in COUNTERS + ["op_type", "bound"]), "node args")
+    for w in on_workers:
+        check(w["args"]["blocks"] >= 1 and all(k in w["args"] for k in COUNTERS), "worker args")
+    if a.streams:
+        streams = {t for (p, t), n in names.items() if n.startswith("stream ")}
+        check(len(streams) >= 1, "a stream track")
+        check(any(e.get("cat") == "task" for e in x), "stream task slices")
+
+
+def check_svg(path, a):
+    root = ET.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    check(root.tag == ns + "svg", f"root {root.tag}")
+    marks = [c for c in root.iter(ns + "circle") if c.get("class") == "op"]
+    check(len(marks) == a.ops, f"{len(marks)} marks for {a.ops} ops")
+    for m in marks:
+        check(m.find(ns + "title") is not None, "each mark names its op")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    for k in ("nodes", "runs", "workers", "ops"):
+        ap.add_argument("--" + k, type=int, required=True)
+    ap.add_argument("--run-ms", type=float, required=True)
+    ap.add_argument("--streams", action="store_true")
+    a = ap.parse_args()
+    check_csv(os.path.join(a.dir, "op_summary.csv"), a)
+    check_trace(os.path.join(a.dir, "trace.json"), a)
+    check_svg(os.path.join(a.dir, "roofline.svg"), a)
+    for f in failures[:20]:
+        print("check_profile:", f)
+    print(f"check_profile: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
