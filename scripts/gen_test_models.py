@@ -111,10 +111,35 @@ def control_flow(out):
     onnx.save_model(m, os.path.join(out, "control_flow.onnx"))  # custom op: no checker
 
 
+def rnn_relu(out):
+    """RNN with a string-list attribute (activations=["Relu"]); the expected Y
+    is computed here in NumPy (float64) so the C test checks that the
+    attribute reaches the operator."""
+    rng = np.random.default_rng(7)
+    steps, batch, inp, hid = 5, 2, 3, 4
+    w = rng.standard_normal((1, hid, inp)).astype(np.float32)
+    r = (rng.standard_normal((1, hid, hid)) * 0.5).astype(np.float32)
+    x = rng.standard_normal((steps, batch, inp)).astype(np.float32)
+    node = helper.make_node("RNN", ["x", "w", "r"], ["y"], name="rnn0", hidden_size=hid,
+                            activations=["Relu"])
+    g = helper.make_graph(
+        [node], "rnn_relu", [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [steps, 1, batch, hid])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(r, "r")])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)]), out, "rnn_relu.onnx")
+    h = np.zeros((batch, hid))
+    ys = []
+    for t in range(steps):
+        h = np.maximum(x[t].astype(np.float64) @ w[0].T + h @ r[0].T, 0)
+        ys.append(h.copy())
+    np.save(os.path.join(out, "rnn_relu_x.npy"), x)
+    np.save(os.path.join(out, "rnn_relu_y.npy"), np.stack(ys)[:, None].astype(np.float32))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for make in (add_relu, typed, external, control_flow):
+    for make in (add_relu, typed, external, control_flow, rnn_relu):
         make(out)
 
 

@@ -5,9 +5,11 @@
  * both; see vn_model_compile_specialised), run it once and write each
  * output as DIR/<output name>.npy. Also the helpers run, bench and compile share.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -136,6 +138,11 @@ static double now_ms(void)
 
 static int write_outputs(const vn_model *m, vn_model_ctx *ctx, const char *dir)
 {
+    /* the directory is made when missing (one level, like the user asked) */
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "vinci run: --output-dir %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
     for (int32_t i = 0; i < vn_model_num_outputs(m); i++) {
         const char *name;
         vn_tensor t;

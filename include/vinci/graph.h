@@ -169,7 +169,8 @@ typedef struct vn_model_stats {
 vn_status vn_model_compile(vn_graph *graph, const vn_compile_options *options, vn_model **out);
 /* The same, specialised on input values (vn_named_tensor, below): each small
  * integer input among `values` (i32 / i64 / bool, at most
- * VN_SPECIALISE_MAX_ELEMS values) and each scalar input becomes a constant
+ * VN_SPECIALISE_MAX_ELEMS values), each 1-D f32/f16 input of at most 16 values
+ * (Resize's scales and roi) and each scalar input becomes a constant
  * known at plan time, so axes, pads, shapes, Range limits, OneHot depths...
  * that arrive as graph inputs fold like initializers. The model is correct
  * only for those values (it still takes the input, and ignores it); other

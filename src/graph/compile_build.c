@@ -192,7 +192,9 @@ bool vn_cg_specialisable(const vn_tensor *t)
     int64_t n = vn_desc_numel(&t->desc);
     vn_dtype d = t->desc.dtype;
     bool integral = d == VN_I64 || d == VN_I32 || d == VN_BOOL;
-    return (integral || t->desc.rank == 0) && n >= 0 && n <= VN_SPECIALISE_MAX_ELEMS &&
+    /* short float vectors are parameters (Resize's scales and roi), not data */
+    bool params = t->desc.rank == 1 && (d == VN_F32 || d == VN_F16) && n <= 16;
+    return (integral || params || t->desc.rank == 0) && n >= 0 && n <= VN_SPECIALISE_MAX_ELEMS &&
            (t->data || n == 0);
 }
 

@@ -112,7 +112,7 @@ typedef struct vn_gnode {
     int32_t num_inputs, num_outputs;
     vn_gattr *attrs;
     int32_t num_attrs;
-    vn_attr *reg_attrs; /* the registry's view of attrs (int, float, ints, floats, string) */
+    vn_attr *reg_attrs; /* the registry's view of attrs (all but graphs / tensor lists) */
     int32_t num_reg_attrs;
     int32_t *implicit; /* values of this body its subgraphs read (ordering edges) */
     int32_t num_implicit, cap_implicit;

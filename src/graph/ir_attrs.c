@@ -1,14 +1,14 @@
 /*
  * ir_attrs.c — the registry's view of a node's attributes. vn_attr (ops.h)
- * has int, float, ints, floats, string and one tensor (ConstantOfShape's
- * value); tensor lists and graph attributes stay in the node for the graph
+ * has int, float, ints, floats, string, strings and one tensor
+ * (ConstantOfShape's value); tensor lists and graph attributes stay in the node for the graph
  * engine (Constant, If, Loop) and are not passed.
  *
  * Internal attributes (names starting with '_', which ONNX names never do)
  * carry what an operator cannot see otherwise, for the few operators whose
  * semantics depend on it: "_opset" (the node's opset: Softmax before 13
- * flattens to 2-D) and "_num_outputs" (Split without 'split' divides into as
- * many parts as the node has outputs; LayerNormalization computes Mean and
+ * flattens to 2-D; DFT's default axis moved at 20) and "_num_outputs" (Split without 'split'
+ * divides into as many parts as the node has outputs; LayerNormalization computes Mean and
  * InvStdDev only when the node names them).
  */
 #include <string.h>
@@ -36,6 +36,9 @@ static bool registry_type(int32_t t, vn_attr_type *out)
     case VN_GATTR_TENSOR:
         *out = VN_ATTR_TENSOR;
         return true;
+    case VN_GATTR_STRINGS: /* RNN/GRU/LSTM activations */
+        *out = VN_ATTR_STRINGS;
+        return true;
     default:
         return false;
     }
@@ -49,7 +52,7 @@ static bool wants(const vn_gnode *n, const char *const *ops)
     return false;
 }
 
-static const char *const opset_ops[] = {"Softmax", "LogSoftmax", "Hardmax", NULL};
+static const char *const opset_ops[] = {"Softmax", "LogSoftmax", "Hardmax", "DFT", NULL};
 static const char *const count_ops[] = {"Split", "LayerNormalization", NULL};
 
 /* A tensor attribute as the registry's vn_tensor (allocated with the graph). */
@@ -80,6 +83,7 @@ vn_status vn_ir_registry_attrs(vn_graph *g, vn_gnode *n)
             .floats = a->floats,
             .count = a->count,
             .s = a->s,
+            .strings = (const char *const *)a->strings,
             .t = tensor,
         };
     }

@@ -12,8 +12,7 @@
 
 #define CHUNK 16384
 
-/* ONNX TensorProto.DataType -> vinci dtype (-1: not supported). */
-static int32_t from_onnx(int64_t t)
+int32_t vn_cast_dtype_from_onnx(int64_t t)
 {
     switch (t) {
     case 1:
@@ -59,7 +58,7 @@ static vn_status cast_infer(const vn_op_ctx *ctx, vn_tensor_desc *out)
     int64_t to;
     if (vn_attrs_int(ctx->attrs, "to", -1, &to) != VN_OK || to < 0)
         return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'to' (an int) is required");
-    int32_t dt = from_onnx(to);
+    int32_t dt = vn_cast_dtype_from_onnx(to);
     if (dt < 0)
         return vn_error(VN_ERR_UNSUPPORTED, where,
                         "'to' = %lld: no such vinci dtype (float, float16, bfloat16, double, "

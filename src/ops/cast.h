@@ -22,6 +22,10 @@
 
 /* Element `i` of an array of `dtype` as a double / an int64 (floats truncate;
  * u64 as its bit pattern). */
+/* ONNX TensorProto.DataType code -> vinci dtype (-1: none). The one map the
+ * operators use (Cast's 'to', EyeLike's 'dtype'). */
+int32_t vn_cast_dtype_from_onnx(int64_t code);
+
 double vn_cast_load_f64(vn_dtype dtype, const void *p, int64_t i);
 int64_t vn_cast_load_i64(vn_dtype dtype, const void *p, int64_t i);
 /* Store `v` as element `i` of an array of `dtype` by the rules above.

@@ -1,24 +1,34 @@
 /*
  * eye_like.c — EyeLike (ONNX 9, 22): a 2-D tensor of the input's shape with
  * ones on diagonal k (column = row + k) and zeros elsewhere. The output has
- * the input's dtype; the `dtype` attribute (an ONNX TensorProto code) is not
- * taken yet: the code -> vn_dtype map lives privately in cast.c, and a second
- * copy here would drift from it.
+ * the input's dtype unless the `dtype` attribute (an ONNX TensorProto code,
+ * read through Cast's map) names another.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/extra.h"
 
+/* The output dtype: the input's, or the `dtype` attribute's. */
+static vn_status ey_dtype(const vn_op_ctx *ctx, const char *where, vn_dtype *out)
+{
+    int64_t code;
+    *out = ctx->inputs[0].dtype;
+    vn_status st = vn_so_attr_int(ctx, where, "dtype", -1, &code);
+    if (st != VN_OK || code < 0) return st;
+    int32_t dt = vn_cast_dtype_from_onnx(code);
+    if (dt < 0)
+        return vn_error(VN_ERR_UNSUPPORTED, where, "'dtype' = %lld: no such vinci dtype",
+                        (long long)code);
+    *out = (vn_dtype)dt;
+    return VN_OK;
+}
+
 static vn_status ey_check(const vn_op_ctx *ctx, const char *where, int64_t *k)
 {
     const vn_tensor_desc *x = &ctx->inputs[0];
     if (x->rank != 2)
         return vn_error(VN_ERR_SHAPE, where, "input must be 2-D, not rank %d", (int)x->rank);
-    if (vn_attrs_find(ctx->attrs, "dtype"))
-        return vn_error(VN_ERR_UNSUPPORTED, where,
-                        "the 'dtype' attribute is not supported (the output takes the input's "
-                        "dtype)");
     return vn_so_attr_int(ctx, where, "k", 0, k);
 }
 
@@ -28,7 +38,8 @@ static vn_status ey_infer(const vn_op_ctx *ctx, vn_tensor_desc *out)
     vn_ops_where(ctx, where, sizeof where);
     int64_t k;
     *out = ctx->inputs[0];
-    return ey_check(ctx, where, &k);
+    vn_status st = ey_check(ctx, where, &k);
+    return st == VN_OK ? ey_dtype(ctx, where, &out->dtype) : st;
 }
 
 static vn_status ey_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, void **plan,

@@ -3,6 +3,7 @@
  * Python needed) and, when .venv exists, real files written by the onnx
  * package (scripts/gen_test_models.py).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +154,11 @@ static void test_attributes_and_subgraph(void)
     VT_CHECK(n->num_attrs == 4 && n->attrs[0].type == VN_GATTR_GRAPH && n->attrs[0].count == 1,
              "graph attribute");
     VT_CHECK(n->num_implicit == 1, "If reads k from the outer graph: %d", (int)n->num_implicit);
-    VT_CHECK(n->num_reg_attrs == 2, "registry sees mode and perm: %d", (int)n->num_reg_attrs);
+    VT_CHECK(n->num_reg_attrs == 3, "registry sees names, mode and perm: %d",
+             (int)n->num_reg_attrs);
+    VT_CHECK(n->num_reg_attrs == 3 && n->reg_attrs[0].type == VN_ATTR_STRINGS &&
+                 n->reg_attrs[0].count == 2 && !strcmp(n->reg_attrs[0].strings[1], "q"),
+             "registry strings");
     VT_CHECK(n->attrs[1].count == 2 && !strcmp(n->attrs[1].strings[1], "q"), "strings");
     VT_CHECK(n->attrs[3].ints[1] == -1, "negative ints");
     char report[512];
@@ -385,6 +390,44 @@ static void test_onnx_external_and_control_flow(void)
     vn_graph_destroy(g);
 }
 
+/* A string-list attribute (RNN activations) reaches the operator: the run
+ * matches NumPy's float64 RNN with Relu, which differs from the default Tanh. */
+static void test_onnx_strings_attribute(void)
+{
+    if (!models[0]) {
+        VT_CHECK(1, "skipped");
+        return;
+    }
+    vn_graph *g = load_file("rnn_relu.onnx");
+    char px[700], py[700];
+    snprintf(px, sizeof px, "%s/rnn_relu_x.npy", models);
+    snprintf(py, sizeof py, "%s/rnn_relu_y.npy", models);
+    vn_tensor x = {0}, want = {0};
+    VT_OK(vn_npy_read(px, &x));
+    VT_OK(vn_npy_read(py, &want));
+    vn_compile_options o = {1, NULL, NULL, 0};
+    vn_model *m = NULL;
+    vn_model_ctx *ctx = NULL;
+    vn_tensor y;
+    if (g && x.data && want.data && vn_model_compile(g, &o, &m) == VN_OK &&
+        vn_model_ctx_create(m, &ctx) == VN_OK) {
+        vn_named_tensor in = {"x", x};
+        VT_OK(vn_model_run(m, ctx, &in, 1, NULL, 0));
+        VT_OK(vn_model_ctx_output(ctx, "y", &y));
+        int64_t n = vn_desc_numel(&want.desc), bad = 0;
+        for (int64_t i = 0; i < n; i++)
+            bad += fabsf(((float *)y.data)[i] - ((float *)want.data)[i]) > 1e-5f;
+        VT_CHECK(n == 40 && bad == 0, "%lld of %lld values differ", (long long)bad, (long long)n);
+    } else {
+        VT_CHECK(0, "rnn_relu: %s", vn_last_error());
+    }
+    vn_model_ctx_destroy(ctx);
+    vn_model_destroy(m);
+    vn_aligned_free(x.data);
+    vn_aligned_free(want.data);
+    vn_graph_destroy(g);
+}
+
 int main(void)
 {
     VT_RUN(test_sample_model);
@@ -395,6 +438,7 @@ int main(void)
     VT_RUN(test_onnx_add_relu);
     VT_RUN(test_onnx_typed);
     VT_RUN(test_onnx_external_and_control_flow);
+    VT_RUN(test_onnx_strings_attribute);
     if (models[0] && !getenv("VINCI_TEST_MODELS")) {
         char cmd[600];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", models);
