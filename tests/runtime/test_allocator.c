@@ -11,27 +11,8 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "runtime/allocator.h"
-#include "vinci/memory.h"
-#include "vt.h"
+#include "alloc_fixture.h"
 
-#define KiB ((size_t)1 << 10)
-#define MiB ((size_t)1 << 20)
-
-static vn_device *device_new(void)
-{
-    vn_device_options o = {0};
-    o.num_threads = 2;
-    vn_device *d = NULL;
-    VT_OK(vn_device_create(&o, &d));
-    return d;
-}
-
-static void device_free(vn_device *d)
-{
-    vn_mem_on_device_destroy(d);
-    vn_device_destroy(d);
-}
 
 /* Until vn_stream_destroy calls the allocator's hook itself, call it here
  * (after the stream is idle); calling it twice is harmless. */
@@ -40,14 +21,6 @@ static void stream_free(vn_stream *s)
     VT_OK(vn_stream_synchronize(s, -1));
     vn_mem_on_stream_destroy(s);
     VT_OK(vn_stream_destroy(s));
-}
-
-static vn_mem_stats stats_of(vn_device *d)
-{
-    vn_mem_stats s;
-    memset(&s, 0xff, sizeof s);
-    VT_OK(vn_mem_stats_get(d, &s));
-    return s;
 }
 
 static void sleep_ms(int ms)
