@@ -28,9 +28,9 @@ int vn_cli_parse_shape(const char *arg, struct vn_input_shape *out);
 /* Print vn_last_error() and, for an unsupported model, every unsupported operator. */
 void vn_cli_report_error(const char *cmd, const struct vn_graph *graph);
 
-/* The optimisation level of compile, run, bench and profile: O2 (fusions)
+/* The optimisation level of compile, run, bench and profile: O3 (all fusions)
  * unless -O0 .. -O3 says otherwise. */
-#define VN_CLI_DEFAULT_LEVEL 2
+#define VN_CLI_DEFAULT_LEVEL 3
 /* True (and *level set) when arg is -O0, -O1, -O2 or -O3. */
 static inline int vn_cli_parse_level(const char *arg, int *level)
 {

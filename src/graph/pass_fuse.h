@@ -23,6 +23,8 @@ vn_status vn_pass_fold_batchnorm(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_matmul(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_conv(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_elementwise(vn_model *m, vn_pass_report *r);
+/* O3, before the O2 fusions (pass_manager.c) */
+vn_status vn_pass_fuse_gelu(vn_model *m, vn_pass_report *r);
 
 /* ---- helpers (pass_fuse_util.c) ----------------------------------------------------- */
 #define VN_FUSE_MAX_MEMBERS 64

@@ -11,7 +11,10 @@
  *       so before inference), and after the O1 passes, with shapes known: the
  *       MatMul / Gemm and Conv epilogue fusions, then element-wise chains
  *       (last, so the epilogues keep their bias / activation / residual Adds).
- *   O3 (layout) is reserved; it runs O2 for now.
+ *   O3: O2, with the transformer pattern fusions (pass_fuse_gelu.c,
+ *       pass_fuse_norm.c, pass_fuse_scale.c) first, so the MatMul epilogue
+ *       pass folds the Gelu they make; then layout propagation (pass_layout.c: NC1HWC0 across conv /
+ *       pool / element-wise / Concat chains), last, on the fused graph.
  *
  * Each pass reports its changes in the model's stats, one report per pass name.
  */
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "graph/pass_fuse.h"
+#include "graph/pass_layout.h"
 
 void vn_pass_note(vn_pass_report *r, const char *what)
 {
@@ -64,6 +68,8 @@ static const graph_pass o2_before[] = {{"fold_batchnorm", vn_pass_fold_batchnorm
 static const graph_pass o2_after[] = {{"fuse_conv_epilogue", vn_pass_fuse_conv},
                                       {"fuse_matmul_epilogue", vn_pass_fuse_matmul},
                                       {"fuse_elementwise_chains", vn_pass_fuse_elementwise}};
+static const graph_pass o3_fuse[] = {{"fuse_gelu", vn_pass_fuse_gelu}};
+static const graph_pass o3_layout[] = {{"layout_propagation", vn_pass_layout}};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static vn_status run_graph_passes(vn_model *m, const graph_pass *p, size_t n)
@@ -105,6 +111,8 @@ vn_status vn_pass_run_all(vn_model *m, int32_t level)
     if (st == VN_OK && level >= 2) st = run_graph_passes(m, o2_before, COUNT(o2_before));
     if (st == VN_OK) st = sweep(m, level);
     if (st == VN_OK && level >= 1) st = run_graph_passes(m, after, sizeof after / sizeof after[0]);
+    if (st == VN_OK && level >= 3) st = run_graph_passes(m, o3_fuse, COUNT(o3_fuse));
     if (st == VN_OK && level >= 2) st = run_graph_passes(m, o2_after, COUNT(o2_after));
+    if (st == VN_OK && level >= 3) st = run_graph_passes(m, o3_layout, COUNT(o3_layout));
     return st;
 }

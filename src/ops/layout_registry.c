@@ -21,6 +21,11 @@ static const layout_entry builtin[] = {
     {"FusedConv", "vinci", VN_LAYOUT_NCHW, VN_LAYOUT_NCHW},
     {"ConvNC1HWC0", "vinci", VN_LAYOUT_NC1HWC0, VN_LAYOUT_NC1HWC0},
     {"FusedConvNC1HWC0", "vinci", VN_LAYOUT_NC1HWC0, VN_LAYOUT_NC1HWC0},
+    {"MaxPoolNC1HWC0", "vinci", VN_LAYOUT_NC1HWC0, VN_LAYOUT_NC1HWC0},
+    {"AveragePoolNC1HWC0", "vinci", VN_LAYOUT_NC1HWC0, VN_LAYOUT_NC1HWC0},
+    {"LpPoolNC1HWC0", "vinci", VN_LAYOUT_NC1HWC0, VN_LAYOUT_NC1HWC0},
+    {"GlobalAveragePoolNC1HWC0", "vinci", VN_LAYOUT_NC1HWC0, VN_LAYOUT_NC1HWC0},
+    {"GlobalMaxPoolNC1HWC0", "vinci", VN_LAYOUT_NC1HWC0, VN_LAYOUT_NC1HWC0},
     {"ToNC1HWC0", "vinci", VN_LAYOUT_NCHW, VN_LAYOUT_NC1HWC0},
     {"FromNC1HWC0", "vinci", VN_LAYOUT_NC1HWC0, VN_LAYOUT_NCHW},
 };

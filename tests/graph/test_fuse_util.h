@@ -138,18 +138,21 @@ static inline void fz_run(vn_graph *gr, int level, const vn_named_tensor *in, in
     vn_model_destroy(m);
 }
 
-/* Run at O0, O1 and O2; every level must match O0 (|a - b| <= 1e-5 |b| + 1e-6).
- * Returns O2's stats in *o2. */
+/* O3's stats from the last fz_levels. */
+static vn_model_stats fz_o3;
+
+/* Run at O0 .. O3; every level must match O0 (|a - b| <= 1e-5 |b| + 1e-6).
+ * Returns O2's stats in *o2 (O3's in fz_o3). */
 static inline void fz_levels(vn_graph *gr, const vn_named_tensor *in, int nin,
                              const char *const *outs, vn_model_stats *o2)
 {
-    float *got[3][FZ_MAX_IO] = {{0}};
-    int64_t n[3][FZ_MAX_IO] = {{0}};
-    vn_model_stats s[3];
+    float *got[4][FZ_MAX_IO] = {{0}};
+    int64_t n[4][FZ_MAX_IO] = {{0}};
+    vn_model_stats s[4];
     memset(s, 0, sizeof s);
-    for (int level = 0; level <= 2; level++)
+    for (int level = 0; level <= 3; level++)
         fz_run(gr, level, in, nin, outs, got[level], n[level], &s[level]);
-    for (int level = 1; level <= 2; level++)
+    for (int level = 1; level <= 3; level++)
         for (int k = 0; outs[k]; k++) {
             int64_t bad = 0;
             VT_CHECK(n[level][k] == n[0][k] && n[0][k] > 0, "O%d output %s: %lld values, O0 %lld",
@@ -161,9 +164,10 @@ static inline void fz_levels(vn_graph *gr, const vn_named_tensor *in, int nin,
             VT_CHECK(bad == 0, "O%d output %s: %lld of %lld values differ from O0", level, outs[k],
                      (long long)bad, (long long)n[0][k]);
         }
-    for (int level = 0; level <= 2; level++)
+    for (int level = 0; level <= 3; level++)
         for (int k = 0; outs[k]; k++) free(got[level][k]);
     *o2 = s[2];
+    fz_o3 = s[3];
 }
 
 #endif /* VINCI_TEST_FUSE_UTIL_H */
