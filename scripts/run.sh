@@ -12,7 +12,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)"
 echo "== vinci info"; ./build/vinci info
 
-echo "== the bundled model: compile (O2), run, bench"
+echo "== the bundled model: compile (O3), run, bench"
 ./build/vinci compile models/mlp_tiny.onnx --input-shape x:4,64
 mkdir -p build/mlp_tiny_out
 ./build/vinci run models/mlp_tiny.onnx --input x=models/mlp_tiny_input.npy --output-dir build/mlp_tiny_out

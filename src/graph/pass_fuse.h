@@ -1,5 +1,5 @@
 /*
- * pass_fuse.h — the O2 fusion passes (pass_fuse_*.c) and the helpers they
+ * pass_fuse.h — the O2 / O3 fusion passes (pass_fuse_*.c) and the helpers they
  * share (pass_fuse_util.c).
  *
  * Every fusion rewrites a group of nodes into one: the group's last node in
@@ -25,6 +25,8 @@ vn_status vn_pass_fuse_conv(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_elementwise(vn_model *m, vn_pass_report *r);
 /* O3, before the O2 fusions (pass_manager.c) */
 vn_status vn_pass_fuse_gelu(vn_model *m, vn_pass_report *r);
+vn_status vn_pass_fuse_norm(vn_model *m, vn_pass_report *r);
+vn_status vn_pass_fuse_softmax_scale(vn_model *m, vn_pass_report *r);
 
 /* ---- helpers (pass_fuse_util.c) ----------------------------------------------------- */
 #define VN_FUSE_MAX_MEMBERS 64

@@ -13,8 +13,9 @@
  *       (last, so the epilogues keep their bias / activation / residual Adds).
  *   O3: O2, with the transformer pattern fusions (pass_fuse_gelu.c,
  *       pass_fuse_norm.c, pass_fuse_scale.c) first, so the MatMul epilogue
- *       pass folds the Gelu they make; then layout propagation (pass_layout.c: NC1HWC0 across conv /
- *       pool / element-wise / Concat chains), last, on the fused graph.
+ *       pass folds the Gelu they make; then layout propagation
+ *       (pass_layout.c: NC1HWC0 across conv / pool / element-wise / Concat
+ *       chains), last, on the fused graph.
  *
  * Each pass reports its changes in the model's stats, one report per pass name.
  */
@@ -68,7 +69,9 @@ static const graph_pass o2_before[] = {{"fold_batchnorm", vn_pass_fold_batchnorm
 static const graph_pass o2_after[] = {{"fuse_conv_epilogue", vn_pass_fuse_conv},
                                       {"fuse_matmul_epilogue", vn_pass_fuse_matmul},
                                       {"fuse_elementwise_chains", vn_pass_fuse_elementwise}};
-static const graph_pass o3_fuse[] = {{"fuse_gelu", vn_pass_fuse_gelu}};
+static const graph_pass o3_fuse[] = {{"fuse_gelu", vn_pass_fuse_gelu},
+                                     {"fuse_norm", vn_pass_fuse_norm},
+                                     {"fuse_softmax_scale", vn_pass_fuse_softmax_scale}};
 static const graph_pass o3_layout[] = {{"layout_propagation", vn_pass_layout}};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -106,6 +109,7 @@ vn_status vn_pass_run_all(vn_model *m, int32_t level)
             report(m, per_node[i].name);
         for (size_t i = 0; level >= 2 && i < COUNT(o2_before); i++) report(m, o2_before[i].name);
         for (size_t i = 0; level >= 2 && i < COUNT(o2_after); i++) report(m, o2_after[i].name);
+        for (size_t i = 0; level >= 3 && i < COUNT(o3_fuse); i++) report(m, o3_fuse[i].name);
         st = run_graph_passes(m, before, sizeof before / sizeof before[0]);
     }
     if (st == VN_OK && level >= 2) st = run_graph_passes(m, o2_before, COUNT(o2_before));

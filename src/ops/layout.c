@@ -24,14 +24,21 @@ typedef struct layout_args {
     bool to_blocked;
 } layout_args;
 
+/* Through a 16 x 16 staging block, so every output line is written once, whole
+ * (padding lanes included), and each channel row is read as one stream: a
+ * plain scatter writes each output line 16 times, and first zero-filled. */
 static void tile_to(const layout_args *a, int64_t n, int64_t c1, int64_t s0, int64_t len)
 {
     float *dst = a->y + ((n * a->C1 + c1) * a->S + s0) * VN_C0;
+    const float *src = a->x + (n * a->C + c1 * VN_C0) * a->S + s0;
     int64_t c0n = vn_ops_min(VN_C0, a->C - c1 * VN_C0);
-    if (c0n < VN_C0) memset(dst, 0, (size_t)(len * VN_C0) * sizeof *dst);
-    for (int64_t c = 0; c < c0n; c++) {
-        const float *src = a->x + (n * a->C + c1 * VN_C0 + c) * a->S + s0;
-        for (int64_t s = 0; s < len; s++) dst[s * VN_C0 + c] = src[s];
+    float blk[VN_C0][VN_C0];
+    memset(blk, 0, sizeof blk); /* lanes c >= c0n stay zero */
+    for (int64_t s = 0; s < len; s += VN_C0) {
+        int64_t m = vn_ops_min(VN_C0, len - s);
+        for (int64_t c = 0; c < c0n; c++)
+            for (int64_t j = 0; j < m; j++) blk[j][c] = src[c * a->S + s + j];
+        memcpy(dst + s * VN_C0, blk, (size_t)(m * VN_C0) * sizeof *dst);
     }
 }
 
