@@ -54,6 +54,9 @@ static void input_kernel(vn_core *core, const void *args)
                              .v = w->v + (ib * w->NT + tile) * VN_C0,
                              .pstride = p->C1 * w->NT * VN_C0};
         w->wt->input_row(&a);
+        /* global traffic, for the profiler's roofline: A input rows in, P points out */
+        core->counters.bytes_in += VN_WINO_A * g->IW * VN_C0 * (int64_t)sizeof(float);
+        core->counters.bytes_out += VN_WINO_P * w->TW * VN_C0 * (int64_t)sizeof(float);
     }
 }
 
@@ -83,6 +86,8 @@ static void gemm_kernel(vn_core *core, const void *args)
         a.y_bstride = w->NT * VN_C0;
         w->ct->direct_row(&a);
         core->counters.cube_ops += cols * ncb * VN_C0 * cin;
+        core->counters.bytes_in += (cols + ncb * VN_C0) * p->C1 * VN_C0 * (int64_t)sizeof(float);
+        core->counters.bytes_out += cols * ncb * VN_C0 * (int64_t)sizeof(float);
     }
 }
 
@@ -108,6 +113,10 @@ static void output_kernel(vn_core *core, const void *args)
                               .oh0 = th * VN_WINO_M,
                               .epi = p->epi};
         w->wt->output_row(&a);
+        int64_t out_bytes = VN_WINO_M * g->OW * VN_C0 * (int64_t)sizeof(float);
+        core->counters.bytes_in +=
+            VN_WINO_P * w->TW * VN_C0 * (int64_t)sizeof(float) + (w->res ? out_bytes : 0);
+        core->counters.bytes_out += out_bytes;
         if (ob != p->K1 - 1 || real == VN_C0) continue;
         /* padded lanes back to zero (HardSigmoid, Sigmoid, Clip map 0 elsewhere) */
         int64_t oh1 = vn_ops_min(g->OH, a.oh0 + VN_WINO_M);
