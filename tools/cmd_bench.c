@@ -85,9 +85,20 @@ static void fill_random(vn_tensor *t, uint64_t *seed)
             ((int32_t *)t->data)[i] = (int32_t)(r % 4);
             break;
         case VN_I64:
+        case VN_U64:
             ((int64_t *)t->data)[i] = (int64_t)(r % 4);
             break;
-        default:
+        case VN_F64:
+            ((double *)t->data)[i] = f;
+            break;
+        case VN_I16:
+        case VN_U16:
+            ((uint16_t *)t->data)[i] = (uint16_t)(r % 4);
+            break;
+        case VN_U32:
+            ((uint32_t *)t->data)[i] = r % 4;
+            break;
+        default: /* bool */
             ((uint8_t *)t->data)[i] = (uint8_t)(r & 1);
             break;
         }

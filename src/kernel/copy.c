@@ -207,6 +207,22 @@ static void encode_value(vn_dtype dtype, double value, uint8_t out[8])
     case VN_BOOL:
         out[0] = value != 0.0;
         break;
+    case VN_F64:
+        memcpy(out, &value, 8);
+        break;
+    case VN_I16:
+    case VN_U16: { /* the low 16 bits of the integer, as a cast would keep them */
+        uint16_t v = (uint16_t)(int64_t)value;
+        memcpy(out, &v, 2);
+    } break;
+    case VN_U32: {
+        uint32_t v = (uint32_t)(int64_t)value;
+        memcpy(out, &v, 4);
+    } break;
+    case VN_U64: {
+        uint64_t v = value >= 0 ? (uint64_t)value : (uint64_t)(int64_t)value;
+        memcpy(out, &v, 8);
+    } break;
     default:
         break;
     }

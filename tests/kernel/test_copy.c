@@ -201,6 +201,48 @@ static void test_pad_f16_value(void)
     VT_CHECK(is_sentinel(a.scratch + 32, 32), "past the row");
 }
 
+/* The wider dtypes get their padding value in their own encoding too
+ * (a->mode holds the dtype; the row is 8 bytes of data after 2 pad elements). */
+static void pad_wide_kernel(vn_core *c, const void *p)
+{
+    copy_args *a = (copy_args *)p;
+    vn_dtype dt = (vn_dtype)a->mode;
+    vn_gm in = vn_gm_make(a->gm_in, dt, 64);
+    vn_local t = vn_local_as(sentinel_buf(c), dt);
+    vn_copy_pad_params rp = {1, 8, 0, 0};
+    vn_pad pad = {true, 2, 0, -3.0};
+    vn_copy_in_pad(c, t, in, 0, rp, pad);
+    memcpy(a->scratch, t.data, DUMP);
+}
+
+static void test_pad_wide_values(void)
+{
+    static copy_args a;
+    const vn_dtype dts[] = {VN_I16, VN_U16, VN_U32, VN_F64, VN_U64};
+    for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
+        fill_in(&a);
+        a.mode = (int)dts[k];
+        vn_launch_desc d = {pad_wide_kernel, "pad_wide", 1, &a, 1};
+        VT_OK(vn_launch(dev, &d, NULL));
+        size_t es = vn_dtype_size(dts[k]);
+        uint8_t want[8];
+        int16_t i16 = -3;
+        uint32_t u32 = (uint32_t)-3;
+        double f64 = -3.0;
+        uint64_t u64 = (uint64_t)-3;
+        memcpy(want,
+               es == 2            ? (void *)&i16
+               : es == 4          ? (void *)&u32
+               : dts[k] == VN_F64 ? (void *)&f64
+                                  : (void *)&u64,
+               es);
+        const uint8_t *got = a.scratch;
+        VT_CHECK(!memcmp(got, want, es) && !memcmp(got + es, want, es), "%s: left padding",
+                 vn_dtype_name(dts[k]));
+        VT_CHECK(!memcmp(got + 2 * es, a.gm_in, 8), "%s: data", vn_dtype_name(dts[k]));
+    }
+}
+
 /* ---- counters over blocks --------------------------------------------------------- */
 
 static void blocks_kernel(vn_core *c, const void *p)
@@ -286,6 +328,7 @@ int main(void)
     VT_RUN(test_pad_in_fills_the_block);
     VT_RUN(test_pad_in_left_right);
     VT_RUN(test_pad_f16_value);
+    VT_RUN(test_pad_wide_values);
     VT_RUN(test_counters_over_blocks);
     VT_RUN(test_prefetch);
     vn_device_destroy(dev);
