@@ -269,11 +269,32 @@ static void remove_all(const out_dir *o)
     remove(o->csv), remove(o->trace), remove(o->svg), rmdir(o->dir);
 }
 
+/* Node times cover at least 95 % of the run when nothing preempts the run
+ * between nodes. On a loaded 2-core machine (ctest -j2, CI) a preemption of
+ * the host thread between two of these microsecond nodes can break that for
+ * one profile, so up to three profiles are taken and the first that covers is
+ * checked; a profiler that loses time loses it in all three. */
+static vn_profiler *profile_covering(vn_model *m)
+{
+    vn_profiler *p = NULL;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        vn_profiler_destroy(p);
+        p = profile_runs(m, RUNS, NULL);
+        double sum = 0;
+        for (int32_t i = 0; p && i < vn_profiler_num_nodes(p); i++)
+            sum += vn_profiler_node(p, i)->total_ms;
+        if (!p || sum >= 0.95 * vn_profiler_run_ms(p)) break;
+        printf("  profile %d: node times %.4f of %.4f ms (preempted?); profiling again\n", attempt,
+               sum, vn_profiler_run_ms(p));
+    }
+    return p;
+}
+
 static void test_mlp_profile(void)
 {
     vn_model *m = compile_mlp(1);
     if (!m) return (void)printf("  skipped: models/mlp_tiny.onnx not found\n");
-    vn_profiler *p = profile_runs(m, RUNS, NULL);
+    vn_profiler *p = profile_covering(m);
     out_dir o;
     write_all(p, &o);
     check_csv(m, p, o.csv);
