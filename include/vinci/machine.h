@@ -57,10 +57,22 @@ typedef struct vn_machine_peaks {
  * block running on `device`, VN_ERR_OUT_OF_MEMORY if not even small arrays fit. */
 vn_status vn_machine_measure(vn_device *device, vn_machine_peaks *out);
 
-/* The default device's peaks, measured on the first call and cached for the
- * process (thread-safe: concurrent first callers wait for one measurement; a
- * failed measurement is retried by the next call). */
+/* The default device's peaks, cached for the process (thread-safe:
+ * concurrent first callers wait for one result; a failed measurement is
+ * retried by the next call). The first call reads the peaks file
+ * (vn_machine_peaks_path) when it holds a valid measurement for this worker
+ * count and ISA — what `vinci machine` saved on a quiet machine — and measures
+ * otherwise. */
 vn_status vn_machine_peaks_get(vn_machine_peaks *out);
+
+/* The peaks file: $VINCI_MACHINE_FILE, else $HOME/.cache/vinci-machine-peaks.txt. */
+vn_status vn_machine_peaks_path(char *buf, size_t size);
+/* Write `peaks` as text (one "name value..." line per figure). */
+vn_status vn_machine_peaks_save(const vn_machine_peaks *peaks, const char *path);
+/* Read the file; true only when every figure is present and sane and it was
+ * measured with `threads` workers on `isa` (an untrusted file: anything else
+ * is ignored, never trusted). */
+bool vn_machine_peaks_load(const char *path, int32_t threads, vn_isa isa, vn_machine_peaks *out);
 
 /* Format the peaks as a readable table (quantity, 1 thread, all threads, unit)
  * into `buf` with snprintf semantics: returns the length the full text needs

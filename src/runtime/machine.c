@@ -419,6 +419,13 @@ vn_status vn_machine_peaks_get(vn_machine_peaks *out)
     pthread_mutex_lock(&cache_lock);
     vn_status st = VN_OK;
     if (!cache_valid) {
+        char path[1024];
+        vn_device *dev = NULL;
+        cache_valid =
+            vn_machine_peaks_path(path, sizeof path) == VN_OK && vn_device_default(&dev) == VN_OK &&
+            vn_machine_peaks_load(path, vn_device_num_workers(dev), vn_isa_active(), &cache);
+    }
+    if (!cache_valid) {
         st = vn_machine_measure(NULL, &cache);
         cache_valid = st == VN_OK;
     }
