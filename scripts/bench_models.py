@@ -21,6 +21,11 @@ ORT:    a fresh Python subprocess per measurement: InferenceSession with
 Inputs: random floats in [-1, 1) and integers in [0, 4) for both (what vinci
 bench generates).
 
+Work and peak: each model's GFLOP is counted from ONNX shape inference (Conv,
+MatMul, Gemm; 2 FLOP per multiply-accumulate, direct-convolution count); %peak
+is that work per second over the fp32 peak `vinci machine` saved (measured on
+the spot when it saved none), for both vinci and ORT.
+
 With --rounds R > 1 each figure is the median over rounds of the per-round
 medians. Prints a table; --json FILE also writes the raw numbers.
 
@@ -153,6 +158,57 @@ def ort_bench(args, path, threads):
     return d
 
 
+def model_gflop(path):
+    """Multiply-add work of the model's Conv / MatMul / Gemm nodes in GFLOP (2 per
+    multiply-accumulate, direct-convolution count), from ONNX shape inference:
+    independent of how vinci computes it (Winograd does fewer multiplies)."""
+    import onnx
+    m = onnx.shape_inference.infer_shapes(onnx.load(path))
+    shapes = {t.name: list(t.dims) for t in m.graph.initializer}
+    for vi in list(m.graph.value_info) + list(m.graph.input) + list(m.graph.output):
+        shapes[vi.name] = [d.dim_value if d.HasField("dim_value") else 1
+                           for d in vi.type.tensor_type.shape.dim]
+    prod = lambda xs: float(eval("*".join(map(str, xs)) or "1"))
+    flop = 0.0
+    for n in m.graph.node:
+        y = shapes.get(n.output[0])
+        a = shapes.get(n.input[0])
+        if not y or not a:
+            continue
+        if n.op_type == "Conv" and shapes.get(n.input[1]):
+            flop += 2 * prod(y) * prod(shapes[n.input[1]][1:])
+        elif n.op_type == "MatMul":
+            flop += 2 * prod(y) * a[-1]
+        elif n.op_type == "Gemm":
+            trans_a = any(at.name == "transA" and at.i for at in n.attribute)
+            flop += 2 * prod(y) * (a[0] if trans_a else a[1])
+    return flop / 1e9
+
+
+def fp32_peaks(args):
+    """(1-thread GFLOP/s, {threads: GFLOP/s}) from the peaks file `vinci machine` saves
+    (measured now if there is none)."""
+    path = os.environ.get("VINCI_MACHINE_FILE") or os.path.expanduser(
+        "~/.cache/vinci-machine-peaks.txt")
+    if not os.path.exists(path):  # measure now, without keeping what a busy run sees
+        import tempfile
+        path = os.path.join(tempfile.mkdtemp(), "peaks.txt")
+        subprocess.run([args.vinci, "machine"], check=False, capture_output=True,
+                       env=dict(os.environ, VINCI_MACHINE_FILE=path))
+    vals = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                k, *v = line.split()
+                vals[k] = v
+        one, many = (float(x) for x in vals["fp32_gflops"])
+        if one <= 0:
+            one, many = (float(x) for x in vals["fp32_avx2_gflops"])
+        return one, {int(vals["threads"][0]): many}
+    except (OSError, KeyError, ValueError):
+        return None, {}
+
+
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -195,7 +251,11 @@ def main():
                       f"{fmt(v.get('median'))} ms ({v['status']}), ort {fmt(o.get('median'))} ms "
                       f"({o['status']})", file=sys.stderr, flush=True)
 
-    hdr = ("model", "thr", "vinci ms", "ort ms", "vn/ort", "vn min/max", "ort min/max",
+    gflop = {name: model_gflop(os.path.join(args.models_dir, name + ".onnx")) for name in names}
+    peak1, peaks = fp32_peaks(args)
+    peak_of = lambda t: peaks.get(t) or (peak1 * t if peak1 else None)
+    hdr = ("model", "thr", "vinci ms", "ort ms", "vn/ort", "GFLOP", "vn %peak", "ort %peak",
+           "vn min/max", "ort min/max",
            "vn compile", "vn load+cmp", "ort session", "vn arena", "vn RSS", "ort RSS (sess)")
     rows, notes = [], []
     for (name, t), d in raw.items():
@@ -208,7 +268,10 @@ def main():
             notes.append(f"{name}: vinci {d['vinci'][0]['status']}")
         if not os_:
             notes.append(f"{name}: ort {d['ort'][0]['status']}")
-        rows.append((name, str(t), fmt(vm), fmt(om), fmt(ratio),
+        pct = lambda ms: (100 * gflop[name] / (ms / 1e3) / peak_of(t)
+                          if ms and peak_of(t) else None)
+        rows.append((name, str(t), fmt(vm), fmt(om), fmt(ratio), fmt(gflop[name]),
+                     fmt(pct(vm), "{:.1f}%"), fmt(pct(om), "{:.1f}%"),
                      f"{fmt(g(vs, 'min'), '{:.1f}')}/{fmt(g(vs, 'max'), '{:.1f}')}",
                      f"{fmt(g(os_, 'min'), '{:.1f}')}/{fmt(g(os_, 'max'), '{:.1f}')}",
                      fmt(g(vs, "compile_ms"), "{:.1f} ms"), fmt(med(load[name]), "{:.0f} ms"),
@@ -220,7 +283,9 @@ def main():
     w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(hdr)]
     line = lambda r: "  ".join(c.rjust(w[i]) if i else c.ljust(w[i]) for i, c in enumerate(r))
     print(f"vinci vs onnxruntime: {args.iters} timed runs per measurement, {args.rounds} "
-          f"round(s), latency medians in ms (lower is better)")
+          f"round(s), latency medians in ms (lower is better); %peak = Conv/MatMul/Gemm "
+          f"GFLOP per second over the fp32 peak of `vinci machine` "
+          f"({fmt(peak1, '{:.0f}')} GFLOP/s per thread)")
     print(line(hdr))
     print(line(["-" * x for x in w]))
     for r in rows:
