@@ -45,6 +45,7 @@ const vn_op_def *const *vn_ops_resize_table(int32_t *count);
 const vn_op_def *const *vn_ops_extra_table(int32_t *count);
 const vn_op_def *const *vn_ops_rnn_table(int32_t *count);
 const vn_op_def *const *vn_ops_signal_table(int32_t *count);
+const vn_op_def *const *vn_ops_quant_table(int32_t *count);
 
 /* ---- tiling arithmetic ------------------------------------------------------ */
 

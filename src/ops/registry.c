@@ -39,6 +39,7 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_extra_table,
     vn_ops_rnn_table,
     vn_ops_signal_table,
+    vn_ops_quant_table,
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
