@@ -62,6 +62,14 @@ const vn_isa_table *vn_isa_table_get(void);
  * CPU supports it (see vn_isa_detected()). NULL for an invalid ISA. */
 const vn_isa_table *vn_isa_table_for(vn_isa isa);
 
+/* The one of a family's three per-ISA tables that the active ISA selects.
+ * vn_isa_active() is fixed after its first call, so callers need no cache. */
+static inline const void *vn_isa_pick(const void *avx512, const void *avx2, const void *scalar)
+{
+    vn_isa isa = vn_isa_active();
+    return isa == VN_ISA_AVX512 ? avx512 : isa == VN_ISA_AVX2 ? avx2 : scalar;
+}
+
 /* Per-ISA tables, defined by isa_scalar.c, isa_avx2.c and isa_avx512.c. */
 extern const vn_isa_table vn_isa_table_scalar;
 extern const vn_isa_table vn_isa_table_avx2;
