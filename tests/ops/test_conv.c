@@ -85,18 +85,6 @@ static void test_auto_pad_and_1d(void)
     sweep(auto_cases, (int)(sizeof auto_cases / sizeof auto_cases[0]));
 }
 
-static const epi_case epis[] = {
-    {VN_CONV_ACT_NONE, "", {0, 0}, 0, true, true},
-    {VN_CONV_ACT_RELU, "Relu", {0, 0}, 0, true, true},
-    {VN_CONV_ACT_CLIP, "Clip", {-0.5f, 0.7f}, 2, true, true},
-    {VN_CONV_ACT_CLIP, "Relu6", {0, 6}, 0, false, true},
-    {VN_CONV_ACT_LEAKY_RELU, "LeakyRelu", {0.1f, 0}, 1, true, false},
-    {VN_CONV_ACT_HARD_SIGMOID, "HardSigmoid", {0.2f, 0.5f}, 2, true, true},
-    {VN_CONV_ACT_HARD_SWISH, "HardSwish", {0, 0}, 0, true, true},
-    {VN_CONV_ACT_SIGMOID, "Sigmoid", {0, 0}, 0, true, true},
-    {VN_CONV_ACT_SILU, "SiLU", {0, 0}, 0, false, false},
-};
-
 static void test_fused_epilogues(void)
 {
     static const cc ec[] = {
@@ -105,12 +93,12 @@ static void test_fused_epilogues(void)
         C2(2, 9, 4, 5, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
         C2(1, 32, 5, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
     };
-    for (size_t e = 0; e < sizeof epis / sizeof epis[0]; e++)
+    for (size_t e = 0; e < sizeof conv_epi_cases / sizeof conv_epi_cases[0]; e++)
         for (size_t i = 0; i < sizeof ec / sizeof ec[0]; i++)
             for (int bl = 0; bl < 2; bl++)
                 for (int a = 0; a < 5; a++)
                     if (legal(&ec[i], algos[a]))
-                        check_case(ec[i], &epis[e], algos[a], bl, 7 + e * 10 + i);
+                        check_case(ec[i], &conv_epi_cases[e], algos[a], bl, 7 + e * 10 + i);
 }
 
 /* ---- layouts -------------------------------------------------------------------------- */

@@ -28,6 +28,20 @@ typedef struct epi_case {
     bool bias, res;
 } epi_case;
 
+/* Every fused epilogue, with the parameters, the residual and bias choices
+ * each is tested with (shared by the direct, GEMM and Winograd sweeps). */
+static __attribute__((unused)) const epi_case conv_epi_cases[] = {
+    {VN_CONV_ACT_NONE, "", {0, 0}, 0, true, true},
+    {VN_CONV_ACT_RELU, "Relu", {0, 0}, 0, true, true},
+    {VN_CONV_ACT_CLIP, "Clip", {-0.5f, 0.7f}, 2, true, true},
+    {VN_CONV_ACT_CLIP, "Relu6", {0, 6}, 0, false, true},
+    {VN_CONV_ACT_LEAKY_RELU, "LeakyRelu", {0.1f, 0}, 1, true, false},
+    {VN_CONV_ACT_HARD_SIGMOID, "HardSigmoid", {0.2f, 0.5f}, 2, true, true},
+    {VN_CONV_ACT_HARD_SWISH, "HardSwish", {0, 0}, 0, true, true},
+    {VN_CONV_ACT_SIGMOID, "Sigmoid", {0, 0}, 0, true, true},
+    {VN_CONV_ACT_SILU, "SiLU", {0, 0}, 0, false, false},
+};
+
 /* ---- reference ----------------------------------------------------------------- */
 
 static __attribute__((unused)) int64_t out_dim(int64_t in, int64_t k, int64_t s, int64_t d,

@@ -46,27 +46,15 @@ static void test_shapes(void)
         for (int bl = 0; bl < 2; bl++) check(shapes[i], NULL, bl, 300 + i);
 }
 
-static const epi_case epis[] = {
-    {VN_CONV_ACT_NONE, "", {0, 0}, 0, true, true},
-    {VN_CONV_ACT_RELU, "Relu", {0, 0}, 0, true, true},
-    {VN_CONV_ACT_CLIP, "Clip", {-0.5f, 0.7f}, 2, true, true},
-    {VN_CONV_ACT_CLIP, "Relu6", {0, 6}, 0, false, true},
-    {VN_CONV_ACT_LEAKY_RELU, "LeakyRelu", {0.1f, 0}, 1, true, false},
-    {VN_CONV_ACT_HARD_SIGMOID, "HardSigmoid", {0.2f, 0.5f}, 2, true, true},
-    {VN_CONV_ACT_HARD_SWISH, "HardSwish", {0, 0}, 0, true, true},
-    {VN_CONV_ACT_SIGMOID, "Sigmoid", {0, 0}, 0, true, true},
-    {VN_CONV_ACT_SILU, "SiLU", {0, 0}, 0, false, false},
-};
-
 static void test_epilogues(void)
 {
     static const cc ec[] = {
         C2(1, 20, 6, 7, 18, 1, 1, 1, 1), /* K % 16 != 0: padded lanes must stay zero */
         C2(2, 32, 9, 5, 32, 1, 0, 1, 1),
     };
-    for (size_t e = 0; e < sizeof epis / sizeof epis[0]; e++)
+    for (size_t e = 0; e < sizeof conv_epi_cases / sizeof conv_epi_cases[0]; e++)
         for (size_t i = 0; i < sizeof ec / sizeof ec[0]; i++)
-            for (int bl = 0; bl < 2; bl++) check(ec[i], &epis[e], bl, 50 + e * 10 + i);
+            for (int bl = 0; bl < 2; bl++) check(ec[i], &conv_epi_cases[e], bl, 50 + e * 10 + i);
 }
 
 /* The measured error against the bound: the worst |y - ref| / (1 + mag)
