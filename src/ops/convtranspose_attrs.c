@@ -46,9 +46,9 @@ static vn_status check_inputs(const char *where, const vn_tensor_desc *x, const 
                               const vn_tensor_desc *b, vn_convt_geom *g, int64_t group)
 {
     char bx[128], bw[128];
-    if (x->rank != 3 && x->rank != 4)
-        return vn_error(VN_ERR_SHAPE, where, "X %s must have rank 3 or 4 (N, C, [H,] W)",
-                        vn_desc_format(x, bx, sizeof bx));
+    if (x->rank < 3 || x->rank > 2 + VN_CONVT_DIMS)
+        return vn_error(VN_ERR_SHAPE, where, "X %s must have rank 3 to %d (N, C, [[D,] H,] W)",
+                        vn_desc_format(x, bx, sizeof bx), 2 + VN_CONVT_DIMS);
     if (w->rank != x->rank || w->dtype != x->dtype)
         return vn_error(VN_ERR_SHAPE, where, "W %s must be %s of X's rank (X is %s)",
                         vn_desc_format(w, bw, sizeof bw), vn_dtype_name(x->dtype),
@@ -75,8 +75,8 @@ static vn_status check_inputs(const char *where, const vn_tensor_desc *x, const 
 static vn_status get_window(const char *where, const vn_attrs *attrs, const vn_tensor_desc *w,
                             vn_convt_geom *g, int64_t *pads, int64_t *oshape, bool *has_oshape)
 {
-    int32_t n = g->nsp, o = 2 - n;
-    int64_t ks[2];
+    int32_t n = g->nsp, o = VN_CONVT_DIMS - n;
+    int64_t ks[VN_CONVT_DIMS];
     bool given = false;
     vn_status st = get_ints(where, attrs, "kernel_shape", n, 1, 1, ks, &given);
     for (int32_t i = 0; i < n && st == VN_OK; i++)
@@ -117,7 +117,7 @@ static void out_size(vn_convt_geom *g, int32_t i, vn_auto_pad ap, const int64_t 
 
 static vn_status check_dim(const char *where, const vn_convt_geom *g, int32_t i)
 {
-    int32_t a = i - (2 - g->nsp);
+    int32_t a = i - (VN_CONVT_DIMS - g->nsp);
     if (g->op[i] >= g->s[i] && g->op[i] >= g->d[i])
         return vn_error(VN_ERR_INVALID_ARG, where,
                         "output_padding[%d] = %lld must be smaller than the stride (%lld) or the "
@@ -135,25 +135,25 @@ vn_status vn_convt_geom_make(const char *where, const vn_attrs *attrs, const vn_
                              const vn_tensor_desc *w, const vn_tensor_desc *b, vn_convt_geom *g)
 {
     memset(g, 0, sizeof *g);
-    int64_t group = 1, pads[4] = {0}, oshape[2] = {1, 1};
+    int64_t group = 1, pads[2 * VN_CONVT_DIMS] = {0}, oshape[VN_CONVT_DIMS] = {0};
     bool has_oshape = false;
     vn_auto_pad ap = VN_AUTO_PAD_NOTSET;
     if (vn_attrs_int(attrs, "group", 1, &group) != VN_OK)
         return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'group' must be an int");
     vn_status st = check_inputs(where, x, w, b, g, group);
-    for (int32_t i = 0; i < 2; i++) {
-        g->in[i] = i < 2 - g->nsp ? 1 : x->dims[2 + i - (2 - g->nsp)];
-        g->k[i] = g->s[i] = g->d[i] = 1;
+    int32_t lead = VN_CONVT_DIMS - g->nsp; /* the dims X does not have */
+    for (int32_t i = 0; i < VN_CONVT_DIMS; i++) {
+        g->in[i] = i < lead ? 1 : x->dims[2 + i - lead];
+        g->out[i] = g->k[i] = g->s[i] = g->d[i] = 1; /* the spatial axes' are set below */
     }
     if (st == VN_OK) st = get_window(where, attrs, w, g, pads, oshape, &has_oshape);
     if (st == VN_OK) st = vn_ops_auto_pad(where, attrs, &ap);
     for (int32_t a = 0; a < g->nsp && st == VN_OK; a++) {
-        int32_t i = 2 - g->nsp + a;
+        int32_t i = lead + a;
         g->pb[i] = pads[a];
         g->pe[i] = pads[g->nsp + a];
         out_size(g, i, ap, has_oshape ? &oshape[a] : NULL);
         st = check_dim(where, g, i);
     }
-    if (st == VN_OK && g->nsp == 1) g->out[0] = 1;
     return st;
 }

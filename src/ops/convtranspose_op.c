@@ -2,14 +2,14 @@
  * convtranspose_op.c — the ConvTranspose operator: inputs X, W, optional B;
  * the plan holds one GEMM plan (shared by the groups, whose operands are
  * offsets into X, W and the workspace) and the col2im tiling; the workspace
- * holds col = W_g^T x X_g for every image and group, N x M x kH*kW x H*W
- * floats.
+ * holds col = W_g^T x X_g for every image and group, N x M x kD*kH*kW x
+ * D*H*W floats (1-D and 2-D: D, H and their kernel sizes are 1).
  *
  * GEMM per group g, batched over the N images:
- *   A = W_g^T  ([Mg*kH*kW] x Cg; W_g is stored Cg x Mg*kH*kW, so trans_a,
- *              and stride 0 between images: the same weights),
- *   B = X_g    (Cg x H*W, images C*H*W apart),
- *   C = col_g  ([Mg*kH*kW] x H*W, images G*Mg*kH*kW*H*W apart).
+ *   A = W_g^T  ([Mg*kk] x Cg, kk = kD*kH*kW; W_g is stored Cg x Mg*kk, so
+ *              trans_a, and stride 0 between images: the same weights),
+ *   B = X_g    (Cg x hw, hw = D*H*W, images C*hw apart),
+ *   C = col_g  ([Mg*kk] x hw, images G*Mg*kk*hw apart).
  */
 #include <stdlib.h>
 
@@ -30,7 +30,7 @@ static vn_status convt_infer(const vn_op_ctx *ctx, vn_tensor_desc *outputs)
     if (st != VN_OK) return st;
     outputs[0] = ctx->inputs[0];
     outputs[0].dims[1] = g.M;
-    for (int32_t i = 0; i < g.nsp; i++) outputs[0].dims[2 + i] = g.out[2 - g.nsp + i];
+    for (int32_t i = 0; i < g.nsp; i++) outputs[0].dims[2 + i] = g.out[VN_CONVT_DIMS - g.nsp + i];
     return VN_OK;
 }
 
@@ -75,8 +75,11 @@ static vn_status convt_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs,
                                       has_bias(ctx) ? &ctx->inputs[2] : NULL, &p->g);
     const vn_convt_geom *g = &p->g;
     p->has_bias = has_bias(ctx);
-    p->kk = g->k[0] * g->k[1];
-    p->hw = g->in[0] * g->in[1];
+    p->kk = p->hw = 1;
+    for (int32_t i = 0; i < VN_CONVT_DIMS; i++) {
+        p->kk *= g->k[i];
+        p->hw *= g->in[i];
+    }
     bool empty = vn_desc_numel(&outputs[0]) == 0;
     bool no_product = g->N == 0 || g->Cg == 0 || p->hw == 0 || g->Mg == 0;
     if (st == VN_OK && !empty && !no_product) st = make_gemm(where, ctx->device, p);

@@ -118,16 +118,19 @@ static vn_status reduce_run(const vn_op_run_ctx *ctx)
 }
 
 #define NUMERIC (VN_DTYPES_FLOAT | VN_DTYPES_F64 | VN_DTYPES_INT) /* computed in double */
-#define RED(name, kind, hi)                                                                        \
+/* Max / Min take bool too (opset 20): 0 and 1 in double, stored back as bool. */
+#define ORDERED (NUMERIC | VN_DTYPE_BIT(VN_BOOL))
+#define RED_T(name, kind, hi, dtypes)                                                              \
     {                                                                                              \
-        {name, "", 1, hi, 1, NUMERIC, reduce_infer, reduce_plan, free, reduce_run}, kind           \
+        {name, "", 1, hi, 1, dtypes, reduce_infer, reduce_plan, free, reduce_run}, kind            \
     }
+#define RED(name, kind, hi) RED_T(name, kind, hi, NUMERIC)
 
 static const reduce_def defs[] = {
     RED("ReduceSum", VN_RK_SUM, 2),
     RED("ReduceMean", VN_RK_MEAN, 2),
-    RED("ReduceMax", VN_RK_MAX, 2),
-    RED("ReduceMin", VN_RK_MIN, 2),
+    RED_T("ReduceMax", VN_RK_MAX, 2, ORDERED),
+    RED_T("ReduceMin", VN_RK_MIN, 2, ORDERED),
     RED("ReduceProd", VN_RK_PROD, 2),
     RED("ReduceL1", VN_RK_L1, 2),
     RED("ReduceL2", VN_RK_L2, 2),

@@ -1,12 +1,15 @@
 /*
  * test_batchnorm.c — BatchNormalization (inference) against a double
- * reference: ranks 2 to 5, channels 1 to 37, f32 and f16, and the errors.
+ * reference: ranks 2 to 5, channels 1 to 37, f32 and f16, outputs 1 and 2
+ * (copies of the inputs in inference), and the errors. Training mode:
+ * test_batchnorm_training.c.
  * Tolerance: |y - ref| <= 1e-5 * (1 + |ref|) for f32 (two f32 roundings of
  * a and b plus one FMA-free multiply-add); 1 f16 ulp of ref plus 2^-11 of the
  * terms for f16 (a and b are rounded to f16 too).
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vinci/ops.h"
 #include "vt.h"
@@ -41,8 +44,13 @@ static void run_case(vt_rng *r, vn_dtype dt, int32_t rank, const int64_t *dims, 
         void *w = ws ? malloc(ws) : NULL;
         vn_tensor ti[5] = {
             {in[0], x}, {in[1], prm[0]}, {in[2], prm[1]}, {in[3], prm[2]}, {in[4], prm[3]}};
-        vn_tensor to = {in[0], y};
-        VT_OK(vn_op_run(plan, ti, 5, &to, 1, w));
+        void *rm = malloc((size_t)c * es), *rv = malloc((size_t)c * es);
+        vn_tensor to[3] = {{in[0], y}, {in[3], rm}, {in[4], rv}};
+        VT_OK(vn_op_run(plan, ti, 5, to, 3, w));
+        /* inference: the running statistics are input_mean and input_var */
+        VT_CHECK(!memcmp(rm, prm[2], (size_t)c * es) && !memcmp(rv, prm[3], (size_t)c * es),
+                 "outputs 1 and 2 copy input_mean and input_var");
+        free(rm), free(rv);
         double worst = 0;
         for (int64_t i = 0; i < n; i++) {
             int64_t ch = i / inner % c;
@@ -91,12 +99,18 @@ static void test_errors(void)
     VT_CONTAINS(vn_last_error(), "BatchNormalization");
     VT_CONTAINS(vn_last_error(), "input 2 is f32[7]");
     in[2] = vt_desc(VN_F32, 1, good);
-    vn_attr t = {.name = "training_mode", .type = VN_ATTR_INT, .i = 1};
+    vn_attr t = {.name = "training_mode", .type = VN_ATTR_INT, .i = 2};
     vn_attrs attrs = {&t, 1};
     VT_CHECK(vn_op_plan_create(NULL, "BatchNormalization", in, 5, &attrs, &plan) ==
+                 VN_ERR_INVALID_ARG,
+             "training_mode 2");
+    VT_CONTAINS(vn_last_error(), "training_mode is 2");
+    vn_attr sp = {.name = "spatial", .type = VN_ATTR_INT, .i = 0};
+    vn_attrs sattrs = {&sp, 1};
+    VT_CHECK(vn_op_plan_create(NULL, "BatchNormalization", in, 5, &sattrs, &plan) ==
                  VN_ERR_UNSUPPORTED,
-             "training mode");
-    VT_CONTAINS(vn_last_error(), "training_mode");
+             "spatial 0");
+    VT_CONTAINS(vn_last_error(), "spatial = 0");
 }
 
 int main(void)

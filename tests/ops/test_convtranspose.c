@@ -1,6 +1,6 @@
 /*
- * test_convtranspose.c — ConvTranspose (1-D and 2-D, NCHW f32) against a
- * double-precision scatter reference: random sweeps over strides 1-3,
+ * test_convtranspose.c — ConvTranspose (1-D, 2-D and 3-D, NC[D][H]W f32)
+ * against a double-precision scatter reference: random sweeps over strides 1-3,
  * dilations 1-3, asymmetric pads, output_padding, group (1, 2, 3 and
  * depthwise), bias; every auto_pad mode; output_shape (pads derived, also
  * an output larger than the natural one); and the error paths.
@@ -17,11 +17,11 @@
 
 typedef struct tcase {
     int nsp;
-    int64_t n, group, cg, mg, in[2], k[2], s[2], d[2], pads[4], op[2];
+    int64_t n, group, cg, mg, in[3], k[3], s[3], d[3], pads[6], op[3];
     bool bias;
     const char *auto_pad;
     bool has_oshape;
-    int64_t oshape[2];
+    int64_t oshape[3];
 } tcase;
 
 /* Output size and begin pad of axis i (the opset-11 text; / rounds down). */
@@ -66,37 +66,63 @@ static void build_attrs(const tcase *c, vn_attr *items, vn_attrs *attrs)
     attrs->count = n;
 }
 
+/* Sizes in 3 dims (D, H, W): an nsp-D case has leading dims of 1. */
 typedef struct tdata {
-    int64_t C, M, nx, nw, ny, out[2], pb[2], H, W, OH, OW, kH, kW;
+    int64_t C, M, nx, nw, ny, pb[3], in[3], out[3], k[3], s[3], d[3];
     float *x, *w, *b, *y;
     double *ref, *mag;
 } tdata;
 
+static int64_t vol(const int64_t *v)
+{
+    return v[0] * v[1] * v[2];
+}
+
+/* Output offset (within one (n, m) plane) of input position i and kernel tap
+ * k, or -1 when it falls outside: o = i*s - pb + k*d per dim. */
+static int64_t land(const tdata *t, const int64_t *i, const int64_t *k)
+{
+    int64_t off = 0;
+    for (int a = 0; a < 3; a++) {
+        int64_t o = i[a] * t->s[a] - t->pb[a] + k[a] * t->d[a];
+        if (o < 0 || o >= t->out[a]) return -1;
+        off = off * t->out[a] + o;
+    }
+    return off;
+}
+
+static void unflatten(int64_t v, const int64_t *dims, int64_t *idx)
+{
+    for (int a = 2; a >= 0; a--) {
+        idx[a] = v % dims[a];
+        v /= dims[a];
+    }
+}
+
 static void reference(const tcase *c, tdata *t)
 {
-    int64_t sh = c->nsp == 2 ? c->s[0] : 1, sw = c->s[c->nsp - 1];
-    int64_t dh = c->nsp == 2 ? c->d[0] : 1, dw = c->d[c->nsp - 1];
-    int64_t ph = c->nsp == 2 ? t->pb[0] : 0, pw = t->pb[c->nsp - 1];
+    int64_t hw = vol(t->in), kk = vol(t->k), ohw = vol(t->out);
     for (int64_t e = 0; e < t->ny; e++) t->ref[e] = t->mag[e] = 0;
     for (int64_t n = 0; n < c->n; n++)
         for (int64_t ch = 0; ch < t->C; ch++)
-            for (int64_t ih = 0; ih < t->H; ih++)
-                for (int64_t iw = 0; iw < t->W; iw++) {
-                    double xv = t->x[((n * t->C + ch) * t->H + ih) * t->W + iw];
-                    int64_t g = ch / c->cg;
-                    for (int64_t m = 0; m < c->mg; m++)
-                        for (int64_t kh = 0; kh < t->kH; kh++)
-                            for (int64_t kw = 0; kw < t->kW; kw++) {
-                                int64_t oh = ih * sh - ph + kh * dh, ow = iw * sw - pw + kw * dw;
-                                if (oh < 0 || oh >= t->OH || ow < 0 || ow >= t->OW) continue;
-                                double wv = t->w[((ch * c->mg + m) * t->kH + kh) * t->kW + kw];
-                                int64_t e = ((n * t->M + g * c->mg + m) * t->OH + oh) * t->OW + ow;
-                                t->ref[e] += xv * wv;
-                                t->mag[e] += fabs(xv * wv);
-                            }
-                }
+            for (int64_t p = 0; p < hw; p++) {
+                int64_t i[3], k[3];
+                unflatten(p, t->in, i);
+                double xv = t->x[(n * t->C + ch) * hw + p];
+                int64_t g = ch / c->cg;
+                for (int64_t m = 0; m < c->mg; m++)
+                    for (int64_t q = 0; q < kk; q++) {
+                        unflatten(q, t->k, k);
+                        int64_t o = land(t, i, k);
+                        if (o < 0) continue;
+                        double wv = t->w[(ch * c->mg + m) * kk + q];
+                        int64_t e = (n * t->M + g * c->mg + m) * ohw + o;
+                        t->ref[e] += xv * wv;
+                        t->mag[e] += fabs(xv * wv);
+                    }
+            }
     for (int64_t e = 0; e < t->ny && c->bias; e++) {
-        int64_t m = (e / (t->OH * t->OW)) % t->M;
+        int64_t m = (e / ohw) % t->M;
         t->ref[e] += t->b[m];
         t->mag[e] += fabs(t->b[m]);
     }
@@ -107,17 +133,19 @@ static void setup(const tcase *c, tdata *t, uint64_t seed)
     vt_rng r = {seed};
     t->C = c->group * c->cg;
     t->M = c->group * c->mg;
-    t->H = c->nsp == 2 ? c->in[0] : 1;
-    t->W = c->in[c->nsp - 1];
-    t->kH = c->nsp == 2 ? c->k[0] : 1;
-    t->kW = c->k[c->nsp - 1];
-    t->out[0] = t->out[1] = 1;
-    for (int i = 0; i < c->nsp; i++) t->out[i] = ref_out(c, i, &t->pb[i]);
-    t->OH = c->nsp == 2 ? t->out[0] : 1;
-    t->OW = t->out[c->nsp - 1];
-    t->nx = c->n * t->C * t->H * t->W;
-    t->nw = t->C * c->mg * t->kH * t->kW;
-    t->ny = c->n * t->M * t->OH * t->OW;
+    int lead = 3 - c->nsp;
+    for (int a = 0; a < 3; a++) {
+        bool has = a >= lead;
+        t->in[a] = has ? c->in[a - lead] : 1;
+        t->k[a] = has ? c->k[a - lead] : 1;
+        t->s[a] = has ? c->s[a - lead] : 1;
+        t->d[a] = has ? c->d[a - lead] : 1;
+        t->pb[a] = 0;
+        t->out[a] = has ? ref_out(c, a - lead, &t->pb[a]) : 1;
+    }
+    t->nx = c->n * t->C * vol(t->in);
+    t->nw = t->C * c->mg * vol(t->k);
+    t->ny = c->n * t->M * vol(t->out);
     t->x = malloc((size_t)(t->nx + 1) * 4);
     t->w = malloc((size_t)(t->nw + 1) * 4);
     t->b = malloc((size_t)(t->M + 1) * 4);
@@ -144,7 +172,7 @@ static void run_case(const tcase *c, uint64_t seed)
     for (int i = 0; i < c->nsp; i++) {
         xd.dims[2 + i] = c->in[i];
         wd.dims[2 + i] = c->k[i];
-        yd.dims[2 + i] = t.out[i];
+        yd.dims[2 + i] = t.out[3 - c->nsp + i];
     }
     vn_attr items[8];
     vn_attrs attrs;
@@ -156,10 +184,9 @@ static void run_case(const tcase *c, uint64_t seed)
         const vn_tensor_desc *od = vn_op_plan_output(plan, 0);
         bool same = od->rank == yd.rank;
         for (int i = 0; i < yd.rank; i++) same &= od->dims[i] == yd.dims[i];
-        VT_CHECK(same, "output dims: got [%lld,%lld,%lld,%lld] want [%lld,%lld,%lld,%lld]",
-                 (long long)od->dims[0], (long long)od->dims[1], (long long)od->dims[2],
-                 (long long)od->dims[3], (long long)yd.dims[0], (long long)yd.dims[1],
-                 (long long)yd.dims[2], (long long)yd.dims[3]);
+        char got[128], want[128];
+        VT_CHECK(same, "output dims: got %s want %s", vn_desc_format(od, got, sizeof got),
+                 vn_desc_format(&yd, want, sizeof want));
         size_t ws = vn_op_plan_workspace(plan);
         void *wsp = ws ? malloc(ws) : NULL;
         vn_tensor ti[3] = {{xd, t.x}, {wd, t.w}, {bd, t.b}}, to = {yd, t.y};
@@ -171,16 +198,19 @@ static void run_case(const tcase *c, uint64_t seed)
             if (err <= 1e-5 * (1 + t.mag[e])) continue;
             bad++;
             VT_CHECK(false,
-                     "%dD n %lld g %lld cg %lld mg %lld in %lldx%lld k %lldx%lld s %lld,%lld "
-                     "d %lld,%lld op %lld,%lld pads %lld,%lld,%lld,%lld ap %s oshape %d: "
-                     "y[%lld] = %.7g want %.7g",
+                     "%dD n %lld g %lld cg %lld mg %lld in %lld,%lld,%lld k %lld,%lld,%lld "
+                     "s %lld,%lld,%lld d %lld,%lld,%lld op %lld,%lld,%lld pads %lld,%lld,%lld,"
+                     "%lld,%lld,%lld ap %s oshape %d: y[%lld] = %.7g want %.7g",
                      c->nsp, (long long)c->n, (long long)c->group, (long long)c->cg,
-                     (long long)c->mg, (long long)c->in[0], (long long)c->in[1], (long long)c->k[0],
-                     (long long)c->k[1], (long long)c->s[0], (long long)c->s[1], (long long)c->d[0],
-                     (long long)c->d[1], (long long)c->op[0], (long long)c->op[1],
+                     (long long)c->mg, (long long)c->in[0], (long long)c->in[1],
+                     (long long)c->in[2], (long long)c->k[0], (long long)c->k[1],
+                     (long long)c->k[2], (long long)c->s[0], (long long)c->s[1], (long long)c->s[2],
+                     (long long)c->d[0], (long long)c->d[1], (long long)c->d[2],
+                     (long long)c->op[0], (long long)c->op[1], (long long)c->op[2],
                      (long long)c->pads[0], (long long)c->pads[1], (long long)c->pads[2],
-                     (long long)c->pads[3], c->auto_pad ? c->auto_pad : "-", (int)c->has_oshape,
-                     (long long)e, (double)t.y[e], t.ref[e]);
+                     (long long)c->pads[3], (long long)c->pads[4], (long long)c->pads[5],
+                     c->auto_pad ? c->auto_pad : "-", (int)c->has_oshape, (long long)e,
+                     (double)t.y[e], t.ref[e]);
         }
         if (!bad) VT_CHECK(true, "case passed");
         free(wsp);
@@ -200,7 +230,7 @@ static tcase random_case(vt_rng *r, int nsp)
     c.mg = 1 + (int64_t)vt_uniform(r, 0, 4);
     c.bias = vt_uniform(r, 0, 1) < 0.5;
     for (int i = 0; i < nsp; i++) {
-        c.in[i] = 1 + (int64_t)vt_uniform(r, 0, nsp == 2 ? 9 : 20);
+        c.in[i] = 1 + (int64_t)vt_uniform(r, 0, nsp == 3 ? 5 : nsp == 2 ? 9 : 20);
         c.k[i] = 1 + (int64_t)vt_uniform(r, 0, 4);
         c.s[i] = 1 + (int64_t)vt_uniform(r, 0, 3);
         c.d[i] = 1 + (int64_t)vt_uniform(r, 0, 3);
@@ -254,12 +284,20 @@ static void test_sweep_1d(void)
     sweep(1, 60, NULL, false, 2);
 }
 
+static void test_sweep_3d(void)
+{
+    sweep(3, 80, NULL, false, 13);
+}
+
 static void test_auto_pad(void)
 {
     sweep(2, 25, "VALID", false, 3);
     sweep(2, 25, "SAME_UPPER", false, 4);
     sweep(2, 25, "SAME_LOWER", false, 5);
     sweep(1, 15, "SAME_UPPER", false, 6);
+    sweep(3, 10, "VALID", false, 14);
+    sweep(3, 10, "SAME_UPPER", false, 15);
+    sweep(3, 10, "SAME_LOWER", false, 16);
 }
 
 static void test_output_shape(void)
@@ -267,6 +305,7 @@ static void test_output_shape(void)
     sweep(2, 40, NULL, true, 7);
     sweep(2, 20, "SAME_UPPER", true, 8);
     sweep(1, 20, NULL, true, 9);
+    sweep(3, 20, NULL, true, 17);
 }
 
 static void test_depthwise_and_large(void)
@@ -278,6 +317,15 @@ static void test_depthwise_and_large(void)
     tcase big = {2,      2,    1,    24,    16,    {20, 23}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1},
                  {1, 1}, true, NULL, false, {0, 0}};
     run_case(&big, 12);
+    /* 3-D: a depthwise x2 upsampling and a volumetric decoder layer with odd sizes */
+    tcase dw3 = {3,         1,         6,         1,         1,
+                 {5, 6, 7}, {2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0, 0, 0, 0},
+                 {0, 0, 0}, true,      NULL,      false,     {0, 0, 0}};
+    run_case(&dw3, 18);
+    tcase big3 = {3,          2,         1,         8,         5,
+                  {7, 9, 11}, {3, 3, 3}, {2, 1, 2}, {1, 2, 1}, {1, 0, 1, 1, 2, 0},
+                  {1, 0, 1},  true,      NULL,      false,     {0, 0, 0}};
+    run_case(&big3, 19);
 }
 
 static vn_status plan_ct(vn_tensor_desc x, vn_tensor_desc w, const vn_attr *items, int count)
@@ -307,9 +355,16 @@ static void test_errors(void)
     vn_attr pads = {.name = "pads", .type = VN_ATTR_INTS, .ints = big, .count = 4};
     VT_CHECK(plan_ct(x, w, &pads, 1) == VN_ERR_SHAPE, "pads too big");
     VT_CONTAINS(vn_last_error(), "too big");
+    vn_tensor_desc x6 = {VN_F32, 6, {1, 3, 2, 2, 2, 2}}, w6 = {VN_F32, 6, {3, 2, 1, 1, 1, 1}};
+    VT_CHECK(plan_ct(x6, w6, NULL, 0) == VN_ERR_SHAPE, "4-D");
+    VT_CONTAINS(vn_last_error(), "rank 3 to 5");
     vn_tensor_desc x5 = {VN_F32, 5, {1, 3, 5, 5, 5}}, w5 = {VN_F32, 5, {3, 2, 3, 3, 3}};
-    VT_CHECK(plan_ct(x5, w5, NULL, 0) == VN_ERR_SHAPE, "3-D");
-    VT_CONTAINS(vn_last_error(), "rank 3 or 4");
+    int64_t op3[3] = {0, 0, 1};
+    vn_attr opad3 = {.name = "output_padding", .type = VN_ATTR_INTS, .ints = op3, .count = 3};
+    VT_CHECK(plan_ct(x5, w5, &opad3, 1) == VN_ERR_INVALID_ARG, "3-D output_padding, stride 1");
+    VT_CONTAINS(vn_last_error(), "output_padding[2] = 1 must be smaller");
+    VT_CHECK(plan_ct(x5, w5, opad, 2) == VN_ERR_INVALID_ARG, "2 values for 3 axes");
+    VT_CONTAINS(vn_last_error(), "has 2 values, expected 3");
     vn_tensor_desc w3 = {VN_F32, 3, {3, 2, 3}};
     VT_CHECK(plan_ct(x, w3, NULL, 0) == VN_ERR_SHAPE, "W rank");
     VT_CONTAINS(vn_last_error(), "W f32[3,2,3]");
@@ -319,6 +374,7 @@ int main(void)
 {
     VT_RUN(test_sweep_2d);
     VT_RUN(test_sweep_1d);
+    VT_RUN(test_sweep_3d);
     VT_RUN(test_auto_pad);
     VT_RUN(test_output_shape);
     VT_RUN(test_depthwise_and_large);
