@@ -112,7 +112,7 @@ static const vt_op vt_ops[VN_VOP_COUNT] = {
     {VN_VOP_NEG, r_neg, -100, 100, 0, 0, 0, 0},
     {VN_VOP_SIGMOID, r_sigmoid, -100, 100, 0, 0, 0, 3},
     {VN_VOP_TANH, r_tanh, -10, 10, 0, 0, 0, 3},
-    {VN_VOP_GELU, r_gelu, -14, 14, 0, 0, 0, 8},
+    {VN_VOP_GELU, r_gelu, -4, 14, 0, 0, 0, 4},
     {VN_VOP_SILU, r_silu, -100, 100, 0, 0, 0, 4},
     {VN_VOP_ADD, r_add, -100, 100, -100, 100, 0, 0},
     {VN_VOP_SUB, r_sub, -100, 100, -100, 100, 0, 0},

@@ -17,9 +17,6 @@
 #include "vt.h"
 #include "vt_tensor.h"
 
-
-
-
 typedef struct sm_case {
     bool log;
     vn_dtype dt;
@@ -89,10 +86,14 @@ static const vn_dtype dts[] = {VN_F32, VN_F16, VN_BF16};
 
 static void test_last_axis(void)
 {
-    static const int64_t shapes[][2] = {{7, 1}, {5, 7}, {9, 33}, {64, 1000}, {3, 4096}};
+    /* Row lengths around the 16-lane vectors, the 64-lane sum groups and the
+     * 1024-element row blocks (full, masked-tail-only and one-past lengths). */
+    static const int64_t shapes[][2] = {{7, 1},    {5, 7},    {4, 15},  {3, 17},
+                                        {9, 33},   {2, 63},   {2, 65},  {64, 1000},
+                                        {2, 1025}, {3, 4096}, {2, 4097}};
     for (int log = 0; log < 2; log++)
         for (int t = 0; t < 3; t++)
-            for (int s = 0; s < 5; s++)
+            for (int s = 0; s < (int)(sizeof shapes / sizeof shapes[0]); s++)
                 check_case((sm_case){log, dts[t], 2, {shapes[s][0], shapes[s][1]}, -1, 8, NULL});
 }
 
