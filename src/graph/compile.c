@@ -2,8 +2,10 @@
  * compile.c — vn_model_compile: graph + input shapes -> compiled model.
  *
  *   check operators -> build (inputs bound, constants known) -> passes with
- *   inference (pass_manager.c) -> drop dead nodes -> per node the operator's
- *   plan (tiling, workspace size) in execution order -> static memory plan.
+ *   inference (pass_manager.c) -> views of constants become constants (O1+,
+ *   compile_views.c) -> drop dead nodes -> per node the operator's plan
+ *   (tiling, workspace size) in execution order -> static memory plan (which
+ *   aliases the other views to their inputs from O1 on).
  *
  * The result is immutable: runs only read it (exec.c).
  */
@@ -76,6 +78,7 @@ static vn_status compile(vn_model *m, int32_t level)
 {
     vn_status st = vn_pass_run_all(m, level);
     if (st != VN_OK) return st;
+    if (level >= 1) vn_cg_const_views(m); /* views copy nothing: see compile_views.c */
     compact(m);
     for (int32_t i = 0; i < m->num_nodes && st == VN_OK; i++) st = plan_node(m, i);
     if (st == VN_OK) st = vn_cg_plan_memory(m);

@@ -70,6 +70,8 @@ typedef struct vn_cnode {
     void *plan_data; /* the operator's plan (freed with def->plan_free) */
     size_t workspace;
     const char *fused_from; /* "a;b;c": the source nodes of a fused node, else NULL */
+    bool alias;             /* a view whose output shares its input's bytes (compile_views.c): a run
+                               only forwards the input's pointer to the output */
 } vn_cnode;
 
 /* A graph output the run must copy (it is an input, a constant or another
@@ -161,6 +163,16 @@ void vn_cg_packed_only(const vn_model *m, const uint64_t *consumed, bool *packed
  * pages back and become packed-only (graph initializers stay: the graph may
  * compile again). Best effort: out of memory releases nothing. */
 void vn_cg_release_packed(vn_model *m);
+
+/* ---- views (compile_views.c) -------------------------------------------------------- */
+/* Reshape, Flatten, Squeeze, Unsqueeze, Identity: one output, the input's bytes. */
+bool vn_cg_is_view(const vn_cnode *n);
+/* O1+, after the passes: a view of a constant becomes a constant sharing its
+ * bytes (the node dies; the source keeps its bytes for good). */
+void vn_cg_const_views(vn_model *m);
+/* Node i is a view whose output's memory (class, offset, io index) is its
+ * input's: how a loaded model recognises the aliases its compiler made. */
+bool vn_cg_view_shares(const vn_model *m, int32_t i);
 
 /* ---- memory (compile_memory.c) ---------------------------------------------------- */
 /* Assign every value its memory class; arena offsets from the static plan. */

@@ -10,7 +10,14 @@
  * that input is an arena value read for the last time by this node, with the
  * output's exact shape and dtype (ops.h allows exactly this overlap for
  * element-wise operators).
+ *
+ * Views (O1 on, compile_views.c): a view whose input is an arena value or a
+ * model input and whose output is no model output gets its input's memory.
+ * An arena value and its views (chains too) are one plan item, live until
+ * the last read of any of them, so no element-wise node takes it over while
+ * a view of it is still to be read.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,16 +62,14 @@ static void mark_read(const vn_model *m, int32_t *item)
     for (int32_t i = 0; i < m->num_outputs; i++) item[m->outputs[i]] = 0;
 }
 
-/* Memory classes; arena values get an item each (item[v] = index or -1).
- * Constants nothing reads any more (folded away) take no memory class. */
-static int32_t classify(vn_model *m, int32_t *item)
+/* Memory classes (item[] is scratch). Constants nothing reads any more
+ * (folded away) take no memory class. */
+static void classify(vn_model *m, int32_t *item)
 {
-    int32_t count = 0;
     mark_read(m, item);
     for (int32_t v = 0; v < m->num_values; v++) {
         vn_cvalue *val = &m->values[v];
         bool read = item[v] == 0;
-        item[v] = -1;
         if (val->kind == VN_CV_CONST && !read) {
             val->mem = VN_MEM_NONE;
         } else if (val->kind == VN_CV_CONST) {
@@ -78,24 +83,62 @@ static int32_t classify(vn_model *m, int32_t *item)
             val->io_index = val->output_index;
         } else if (val->producer >= 0) {
             val->mem = VN_MEM_ARENA;
-            item[v] = count++;
         } else {
             val->mem = VN_MEM_NONE;
         }
     }
+}
+
+/* Views that alias their input (in order, so a view of a view sees its
+ * input's class already): the output takes the input's class and io index;
+ * returns how many. Model outputs stay copies: they live in the caller's
+ * buffer. */
+static int32_t alias_views(vn_model *m)
+{
+    int32_t count = 0;
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        vn_cnode *n = &m->nodes[i];
+        if (!vn_cg_is_view(n)) continue;
+        const vn_cvalue *x = &m->values[n->inputs[0]];
+        vn_cvalue *y = &m->values[n->outputs[0]];
+        if (y->mem != VN_MEM_ARENA || (x->mem != VN_MEM_ARENA && x->mem != VN_MEM_INPUT) ||
+            value_bytes(x) != value_bytes(y))
+            continue;
+        n->alias = true;
+        y->mem = x->mem;
+        y->io_index = x->io_index;
+        count++;
+    }
     return count;
 }
 
+/* An item per arena value that is not a view's alias; an alias shares its
+ * input's item (item[v] = index or -1). Returns the item count. */
+static int32_t number_items(const vn_model *m, int32_t *item)
+{
+    int32_t count = 0;
+    for (int32_t v = 0; v < m->num_values; v++) {
+        const vn_cvalue *val = &m->values[v];
+        bool alias = val->producer >= 0 && m->nodes[val->producer].alias;
+        item[v] = val->mem == VN_MEM_ARENA && !alias ? count++ : -1;
+    }
+    for (int32_t i = 0; i < m->num_nodes; i++)
+        if (m->nodes[i].alias) item[m->nodes[i].outputs[0]] = item[m->nodes[i].inputs[0]];
+    return count;
+}
+
+/* An item lives from its producer to the last read of its value or any
+ * alias of it (aliasing views read nothing: they run no kernel). */
 static void lifetimes(const vn_model *m, const int32_t *item, vn_mp_item *items)
 {
     for (int32_t v = 0; v < m->num_values; v++) {
-        if (item[v] < 0) continue;
         const vn_cvalue *val = &m->values[v];
+        if (item[v] < 0 || m->nodes[val->producer].alias) continue;
         items[item[v]] = (vn_mp_item){value_bytes(val), val->producer, val->producer, -1, 0};
     }
     for (int32_t i = 0; i < m->num_nodes; i++) {
         const vn_cnode *n = &m->nodes[i];
-        for (int32_t k = 0; k < n->num_inputs; k++)
+        for (int32_t k = 0; !n->alias && k < n->num_inputs; k++)
             if (n->inputs[k] >= 0 && item[n->inputs[k]] >= 0) items[item[n->inputs[k]]].last = i;
     }
 }
@@ -131,11 +174,25 @@ static vn_status output_copies(vn_model *m)
     return VN_OK;
 }
 
+/* Record the aliased views as a pass would (vinci compile prints reports). */
+static void report_views(vn_model *m, int32_t count)
+{
+    if (!count || m->stats.num_reports >= VN_MAX_PASS_REPORTS) return;
+    vn_pass_report *r = &m->stats.reports[m->stats.num_reports++];
+    memset(r, 0, sizeof *r);
+    r->pass = "view-alias";
+    r->changes = count;
+    snprintf(r->detail, sizeof r->detail, "%d views share their input's memory", (int)count);
+}
+
 vn_status vn_cg_plan_memory(vn_model *m)
 {
     int32_t *item = malloc(((size_t)m->num_values + 1) * sizeof *item);
     if (!item) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "%s: no memory", m->name);
-    int32_t n = classify(m, item);
+    classify(m, item);
+    for (int32_t i = 0; i < m->num_nodes; i++) m->nodes[i].alias = false;
+    if (m->stats.opt_level >= 1) report_views(m, alias_views(m));
+    int32_t n = number_items(m, item);
     vn_mp_item *items = malloc(((size_t)n + 1) * sizeof *items);
     vn_status st = items ? VN_OK : vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "no memory");
     if (st == VN_OK) {

@@ -23,6 +23,10 @@
  *     WEIGHTS   constant values' bytes, raw, each 64-byte aligned: the loader
  *               uses them in place (read-only mapping). A constant every
  *               reader of which holds it packed (BLOBS) is not stored at all.
+ *               Constants with the same bytes (a view of a constant) share them.
+ *     (Views: an activation whose memory is its input's, class ARENA at the
+ *     same offset or class INPUT with the same io index, is a view's alias:
+ *     the node stays and runs as a pointer copy; see compile_views.c.)
  *     BLOBS     vnm_blob[]: per node with an operator pre-pack hook
  *               (vinci/ops.h), its plan's packed constants, sorted by node
  *               then blob number, and the inputs they replace

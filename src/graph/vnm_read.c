@@ -68,12 +68,15 @@ static vn_status read_io(vnm_loader *ld, uint32_t first, uint32_t count, int32_t
     return VN_OK;
 }
 
-/* The io-index of a value of class INPUT / OUTPUT must point back at it. */
+/* The io-index of a value of class INPUT / OUTPUT must point back at it;
+ * an activation of class INPUT is a view's alias of that input (its node is
+ * checked against it in vnm_replan.c). */
 static bool io_points_back(const vn_model *m, const vnm_value *r, int32_t v, bool output)
 {
     int32_t n = output ? m->num_outputs : m->num_inputs;
     const int32_t *list = output ? m->outputs : m->inputs;
-    return r->io_index >= 0 && r->io_index < n && list[r->io_index] == v;
+    bool alias = !output && r->kind == VN_CV_ACT;
+    return r->io_index >= 0 && r->io_index < n && (alias || list[r->io_index] == v);
 }
 
 /* A constant's bytes: exactly its shape's size, 64-byte aligned in WEIGHTS. */
@@ -111,7 +114,7 @@ static vn_status read_mem(vnm_loader *ld, const vnm_value *r, int32_t v, uint64_
     bool kind_ok = mem == VN_MEM_NONE                            ? kind != VN_CV_INPUT
                    : mem == VN_MEM_ARENA || mem == VN_MEM_OUTPUT ? kind == VN_CV_ACT
                    : mem == VN_MEM_CONST                         ? kind == VN_CV_CONST
-                                                                 : kind == VN_CV_INPUT;
+                                                                 : kind != VN_CV_CONST;
     if (mem < VN_MEM_NONE || mem > VN_MEM_OUTPUT || !kind_ok || (mem && !val->known))
         return vn_vnm_bad(ld, at + 80, "memory class %" PRId32 " does not fit kind %" PRId32, mem,
                           kind);

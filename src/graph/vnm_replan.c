@@ -4,7 +4,8 @@
  * constant data (the stored output shapes must agree exactly: kernels trust
  * them) and re-planned (plans hold pointers, so files never store them).
  * Order is checked too: a node reads only inputs, constants and values
- * produced by an earlier node, and writes only fresh activation values.
+ * produced by an earlier node, and writes only fresh activation values (or,
+ * a view, its input's memory: an alias, run as a pointer copy).
  * Checks and inference run in node order first; the plans (which pack
  * constant weights, most of a load's time) then run on several threads.
  */
@@ -67,13 +68,16 @@ static vn_status check_flow(vnm_loader *ld, int32_t i, const char *label)
                               "%s: input %d ('%s') has no memory or is read before it is produced",
                               label, (int)k, val->name);
     }
+    n->alias = vn_cg_view_shares(m, i); /* a view the compiler aliased to its input */
     for (int32_t k = 0; k < n->num_outputs; k++) {
         int32_t v = n->outputs[k];
         vn_cvalue *val = &m->values[v];
-        if ((val->mem != VN_MEM_ARENA && val->mem != VN_MEM_OUTPUT) || ld->produced[v])
-            return vn_vnm_bad(ld, node_at(ld, i) + 24,
-                              "%s: output %d ('%s') is not a fresh activation value", label, (int)k,
-                              val->name);
+        bool fresh = val->mem == VN_MEM_ARENA || val->mem == VN_MEM_OUTPUT || n->alias;
+        if (!fresh || ld->produced[v])
+            return vn_vnm_bad(
+                ld, node_at(ld, i) + 24,
+                "%s: output %d ('%s') is not a fresh activation value or a view's alias", label,
+                (int)k, val->name);
         ld->produced[v] = 1;
         val->producer = i;
     }

@@ -28,8 +28,10 @@ typedef struct buf {
 typedef struct writer {
     const vn_model *m;
     buf sec[VNM_SEC_END];
-    uint64_t *consumed; /* per node: inputs its plan holds packed (exported blobs) */
-    bool *packed_only;  /* per value: every reader holds it packed (no raw bytes) */
+    uint64_t *consumed;  /* per node: inputs its plan holds packed (exported blobs) */
+    bool *packed_only;   /* per value: every reader holds it packed (no raw bytes) */
+    int32_t *canon;      /* per value: the value whose stored bytes it shares (itself) */
+    uint64_t *weight_at; /* per value: its offset in WEIGHTS, once written */
 } writer;
 
 static size_t align_up(size_t x, size_t a)
@@ -75,6 +77,56 @@ static size_t desc_bytes(const vn_tensor_desc *d)
     return numel > 0 ? (size_t)numel * vn_dtype_size(d->dtype) : 0;
 }
 
+/* Whether the file stores constant v's raw bytes. */
+static bool stores_bytes(const writer *w, int32_t v)
+{
+    const vn_cvalue *val = &w->m->values[v];
+    return val->mem == VN_MEM_CONST && !w->packed_only[v] && val->nbytes && val->data;
+}
+
+typedef struct weight_key {
+    uintptr_t data;
+    size_t nbytes;
+    int32_t v;
+} weight_key;
+
+static int by_bytes(const void *pa, const void *pb)
+{
+    const weight_key *a = pa, *b = pb;
+    if (a->data != b->data) return a->data < b->data ? -1 : 1;
+    if (a->nbytes != b->nbytes) return a->nbytes < b->nbytes ? -1 : 1;
+    return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* Constants with the same bytes (a view of a constant shares its source's,
+ * compile_views.c) are stored once: canon[v] is the first value, by index,
+ * of v's bytes, written before v. False when out of memory. */
+static bool share_weights(writer *w)
+{
+    const vn_model *m = w->m;
+    weight_key *keys = malloc(((size_t)m->num_values + 1) * sizeof *keys);
+    if (!keys) return false;
+    int32_t n = 0;
+    for (int32_t v = 0; v < m->num_values; v++) {
+        w->canon[v] = v;
+        if (stores_bytes(w, v))
+            keys[n++] = (weight_key){(uintptr_t)m->values[v].data, m->values[v].nbytes, v};
+    }
+    qsort(keys, (size_t)n, sizeof *keys, by_bytes);
+    for (int32_t i = 1; i < n; i++)
+        if (keys[i].data == keys[i - 1].data && keys[i].nbytes == keys[i - 1].nbytes)
+            w->canon[keys[i].v] = w->canon[keys[i - 1].v];
+    free(keys);
+    return true;
+}
+
+static uint64_t stored_weights(writer *w, const vn_cvalue *v)
+{
+    int32_t self = (int32_t)(v - w->m->values), first = w->canon[self];
+    if (first != self) return w->weight_at[self] = w->weight_at[first];
+    return w->weight_at[self] = put(&w->sec[VNM_SEC_WEIGHTS], v->data, v->nbytes, VNM_ALIGN);
+}
+
 static void put_value(writer *w, const vn_cvalue *v)
 {
     vnm_value r;
@@ -89,9 +141,9 @@ static void put_value(writer *w, const vn_cvalue *v)
     if (v->mem == VN_MEM_ARENA) r.offset = v->offset;
     if (v->mem == VN_MEM_CONST && w->packed_only[v - w->m->values]) {
         r.io_index = VNM_CONST_PACKED; /* its readers' blobs replace it */
-    } else if (v->mem == VN_MEM_CONST && v->nbytes && v->data) {
+    } else if (stores_bytes(w, (int32_t)(v - w->m->values))) {
         r.nbytes = v->nbytes;
-        r.offset = put(&w->sec[VNM_SEC_WEIGHTS], v->data, v->nbytes, VNM_ALIGN);
+        r.offset = stored_weights(w, v);
     }
     put(&w->sec[VNM_SEC_VALUES], &r, sizeof r, 8);
 }
@@ -174,6 +226,7 @@ static void put_model(writer *w)
     if (w->sec[VNM_SEC_PACKED].n) /* slack after the last blob, as packed buffers have */
         put(&w->sec[VNM_SEC_PACKED], NULL, VNM_ALIGN, VNM_ALIGN);
     vn_cg_packed_only(m, w->consumed, w->packed_only);
+    if (!share_weights(w)) w->sec[VNM_SEC_WEIGHTS].failed = true;
     for (int32_t v = 0; v < m->num_values; v++) put_value(w, &m->values[v]);
     for (int32_t i = 0; i < m->num_nodes; i++) put_node(w, &m->nodes[i]);
     vnm_meta meta = {str_ref(w, "vinci"),
@@ -268,11 +321,15 @@ vn_status vn_model_save(const vn_model *m, const char *path)
     w.m = m;
     w.consumed = calloc((size_t)m->num_nodes + 1, sizeof *w.consumed);
     w.packed_only = calloc((size_t)m->num_values + 1, sizeof *w.packed_only);
-    bool failed = !w.consumed || !w.packed_only;
+    w.canon = malloc(((size_t)m->num_values + 1) * sizeof *w.canon);
+    w.weight_at = calloc((size_t)m->num_values + 1, sizeof *w.weight_at);
+    bool failed = !w.consumed || !w.packed_only || !w.canon || !w.weight_at;
     if (!failed) put_model(&w);
     int32_t lost = failed ? -1 : raw_bytes_lost(&w);
     free(w.consumed);
     free(w.packed_only);
+    free(w.canon);
+    free(w.weight_at);
     if (lost >= 0) {
         for (int t = 1; t < VNM_SEC_END; t++) free(w.sec[t].p);
         return vn_error(VN_ERR_STATE, W,
