@@ -16,7 +16,8 @@
  *     OPTIONS   vnm_options + vnm_shape[num_shapes]: how it was compiled
  *     PLAN      vnm_plan: arena and workspace sizes, compile statistics
  *     VALUES    vnm_value[]: name, kind, dtype, shape, memory class, offset
- *     NODES     vnm_node[]: op type, domain, attribute and index ranges
+ *     NODES     vnm_node[]: op type, domain, attribute and index ranges, and
+ *               the fused_from list the profiler shows (version 3)
  *     INDICES   int32[]: node inputs then outputs; the model inputs, outputs
  *     ATTRS     vnm_attr[]: every vn_attr type (ints, floats, strings, tensor)
  *     ATTRDATA  attribute arrays (8-byte aligned) and tensor data (64-aligned)
@@ -40,8 +41,8 @@
  * Plans hold pointers, so they are never stored: the loader re-runs each
  * node's infer (the stored output shapes must match) and plan, or for a
  * node with blobs its operator's plan_from_blobs, which checks each blob's
- * size and layout against what the shapes need. Version 1 files (raw
- * weights only) are refused: recompile the model.
+ * size and layout against what the shapes need. Older versions (1: raw
+ * weights only; 2: no fused_from) are refused: recompile the model.
  */
 #ifndef VINCI_GRAPH_VNM_H
 #define VINCI_GRAPH_VNM_H
@@ -49,7 +50,7 @@
 #include "graph/compile.h"
 
 #define VNM_MAGIC      "VINCIVNM"
-#define VNM_VERSION    2u
+#define VNM_VERSION    3u
 #define VNM_BYTE_ORDER 0x01020304u
 #define VNM_ALIGN      64u
 #define VNM_NO_STRING  0u /* offset 0 of STRINGS is always "" */
@@ -133,6 +134,8 @@ typedef struct vnm_node {
     uint32_t name, op_type, domain;
     uint32_t num_inputs, num_outputs, num_attrs;
     uint32_t first_index, first_attr;
+    uint32_t fused_from; /* "a;b;c": the source nodes of a fused node, "" if none (v3) */
+    uint32_t reserved;   /* 0 */
 } vnm_node;
 
 typedef struct vnm_attr {
@@ -162,7 +165,7 @@ typedef struct vnm_blob {
 _Static_assert(sizeof(vnm_blob) == 40, "vnm_blob is 40 bytes");
 _Static_assert(sizeof(vnm_header) == 64, "vnm_header is 64 bytes");
 _Static_assert(sizeof(vnm_section) == 24, "vnm_section is 24 bytes");
-_Static_assert(sizeof(vnm_value) == 104 && sizeof(vnm_node) == 32 && sizeof(vnm_attr) == 120,
+_Static_assert(sizeof(vnm_value) == 104 && sizeof(vnm_node) == 40 && sizeof(vnm_attr) == 120,
                "record sizes are part of the format");
 _Static_assert(sizeof(vnm_meta) == 32 && sizeof(vnm_options) == 16 && sizeof(vnm_shape) == 72 &&
                    sizeof(vnm_plan) == 56,

@@ -194,7 +194,10 @@ static vn_status read_node(vnm_loader *ld, int32_t i)
     vn_status st = vn_vnm_string(ld, r->name, at, &n->name);
     if (st == VN_OK) st = vn_vnm_string(ld, r->op_type, at + 4, &n->op_type);
     if (st == VN_OK) st = vn_vnm_string(ld, r->domain, at + 8, &n->domain);
+    const char *fused = NULL;
+    if (st == VN_OK) st = vn_vnm_string(ld, r->fused_from, at + 32, &fused);
     if (st != VN_OK) return st;
+    n->fused_from = fused && fused[0] ? fused : NULL;
     if (r->num_inputs > MAXIO || r->num_outputs > MAXIO || r->num_outputs < 1)
         return vn_vnm_bad(ld, at + 12, "%" PRIu32 " inputs and %" PRIu32 " outputs (1..%d)",
                           r->num_inputs, r->num_outputs, MAXIO);

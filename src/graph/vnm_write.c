@@ -183,10 +183,11 @@ static void put_attr(writer *w, const vn_attr *a)
 static void put_node(writer *w, const vn_cnode *n)
 {
     buf *idx = &w->sec[VNM_SEC_INDICES];
-    vnm_node r = {str_ref(w, n->name),      str_ref(w, n->op_type),
-                  str_ref(w, n->domain),    (uint32_t)n->num_inputs,
-                  (uint32_t)n->num_outputs, (uint32_t)n->num_attrs,
-                  (uint32_t)(idx->n / 4),   (uint32_t)(w->sec[VNM_SEC_ATTRS].n / sizeof(vnm_attr))};
+    vnm_node r = {str_ref(w, n->name),       str_ref(w, n->op_type),
+                  str_ref(w, n->domain),     (uint32_t)n->num_inputs,
+                  (uint32_t)n->num_outputs,  (uint32_t)n->num_attrs,
+                  (uint32_t)(idx->n / 4),    (uint32_t)(w->sec[VNM_SEC_ATTRS].n / sizeof(vnm_attr)),
+                  str_ref(w, n->fused_from), 0};
     put(idx, n->inputs, (size_t)n->num_inputs * 4, 4);
     put(idx, n->outputs, (size_t)n->num_outputs * 4, 4);
     for (int32_t k = 0; k < n->num_attrs; k++) put_attr(w, &n->attrs[k]);

@@ -1,9 +1,9 @@
 /*
  * test_vnm.c — .vnm offline models: compile -> save -> load -> run gives
  * bit-identical outputs to the in-memory compiled model (the bundled
- * mlp_tiny at O0 and O1, a model with string and tensor attributes, a
- * pass-through output), a loaded model saved and loaded again, the file
- * info, and load errors on missing / empty files. Prints the load time of the bundled model.
+ * mlp_tiny at O0, O1 and O2 (with the fused nodes' fused_from lists), a model with string and
+ * tensor attributes, a pass-through output), a loaded model saved and loaded again, the file info,
+ * and load errors on missing / empty files. Prints the load time of the bundled model.
  */
 #include <time.h>
 #include <unistd.h>
@@ -61,6 +61,12 @@ static void check_same(const vn_model *a, const vn_model *b, const vn_named_tens
         VT_CHECK(desc_bytes(&ta.desc) == desc_bytes(&tb.desc) &&
                      !memcmp(ta.data, tb.data, desc_bytes(&ta.desc)),
                  "output '%s' differs after the round trip", name);
+    }
+    for (int32_t i = 0; i < a->num_nodes && i < b->num_nodes; i++) {
+        const char *fa = a->nodes[i].fused_from, *fb = b->nodes[i].fused_from;
+        VT_CHECK((!fa && !fb) || (fa && fb && !strcmp(fa, fb)),
+                 "node %d: fused_from '%s' became '%s'", (int)i, fa ? fa : "(none)",
+                 fb ? fb : "(none)");
     }
     vn_model_stats sa, sb;
     VT_OK(vn_model_get_stats(a, &sa));
@@ -123,12 +129,17 @@ static void test_bundled_round_trip(void)
     vn_input_shape shape = {"x", x.desc.rank, {0}};
     memcpy(shape.dims, x.desc.dims, sizeof shape.dims);
     vn_named_tensor in = {"x", x};
-    for (int level = 0; level <= 1; level++) {
+    for (int level = 0; level <= 2; level++) {
         vn_compile_options o = {.opt_level = level, .shapes = &shape, .num_shapes = 1};
         vn_model *m = NULL;
         VT_OK(vn_model_compile(g, &o, &m));
         if (!m) continue;
-        double ms = round_trip(m, level ? "mlp1" : "mlp0", &in, 1);
+        int fused = 0; /* O2 fuses fc1 + its bias: the list must survive the file */
+        for (int32_t i = 0; i < m->num_nodes; i++) fused += m->nodes[i].fused_from != NULL;
+        VT_CHECK(level < 2 || fused > 0, "O2 mlp_tiny has no fused node");
+        char tag[8];
+        snprintf(tag, sizeof tag, "mlp%d", level);
+        double ms = round_trip(m, tag, &in, 1);
         printf("  mlp_tiny O%d: load %.3f ms\n", level, ms);
         vn_model_destroy(m);
     }
