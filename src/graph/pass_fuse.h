@@ -24,6 +24,7 @@ vn_status vn_pass_fuse_matmul(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_conv(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_elementwise(vn_model *m, vn_pass_report *r);
 /* O3, before the O2 fusions (pass_manager.c) */
+vn_status vn_pass_fuse_attention(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_gelu(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_norm(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_softmax_scale(vn_model *m, vn_pass_report *r);

@@ -11,7 +11,7 @@
  *       so before inference), and after the O1 passes, with shapes known: the
  *       MatMul / Gemm and Conv epilogue fusions, then element-wise chains
  *       (last, so the epilogues keep their bias / activation / residual Adds).
- *   O3: O2, with the transformer pattern fusions (pass_fuse_gelu.c,
+ *   O3: O2, with the transformer pattern fusions (pass_fuse_attention.c, pass_fuse_gelu.c,
  *       pass_fuse_norm.c, pass_fuse_scale.c) first, so the MatMul epilogue
  *       pass folds the Gelu they make; then layout propagation
  *       (pass_layout.c: NC1HWC0 across conv / pool / element-wise / Concat
@@ -69,7 +69,8 @@ static const graph_pass o2_before[] = {{"fold_batchnorm", vn_pass_fold_batchnorm
 static const graph_pass o2_after[] = {{"fuse_conv_epilogue", vn_pass_fuse_conv},
                                       {"fuse_matmul_epilogue", vn_pass_fuse_matmul},
                                       {"fuse_elementwise_chains", vn_pass_fuse_elementwise}};
-static const graph_pass o3_fuse[] = {{"fuse_gelu", vn_pass_fuse_gelu},
+static const graph_pass o3_fuse[] = {{"fuse_attention", vn_pass_fuse_attention},
+                                     {"fuse_gelu", vn_pass_fuse_gelu},
                                      {"fuse_norm", vn_pass_fuse_norm},
                                      {"fuse_softmax_scale", vn_pass_fuse_softmax_scale}};
 static const graph_pass o3_layout[] = {{"layout_propagation", vn_pass_layout}};

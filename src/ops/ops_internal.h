@@ -39,6 +39,7 @@ const vn_op_def *const *vn_ops_scatter_table(int32_t *count);
 const vn_op_def *const *vn_ops_misc_table(int32_t *count);
 const vn_op_def *const *vn_ops_loss_table(int32_t *count);
 const vn_op_def *const *vn_ops_attention_table(int32_t *count);
+const vn_op_def *const *vn_ops_attention_fused_table(int32_t *count);
 const vn_op_def *const *vn_ops_norm_misc_table(int32_t *count);
 const vn_op_def *const *vn_ops_grid_sample_table(int32_t *count);
 const vn_op_def *const *vn_ops_resize_table(int32_t *count);

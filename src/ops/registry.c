@@ -33,6 +33,7 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_misc_table,
     vn_ops_loss_table,
     vn_ops_attention_table,
+    vn_ops_attention_fused_table,
     vn_ops_norm_misc_table,
     vn_ops_grid_sample_table,
     vn_ops_resize_table,
