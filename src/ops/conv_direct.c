@@ -7,7 +7,12 @@
  * image-major, then output blocks, then rows, and each launch block takes a
  * contiguous range, so a block keeps reusing one set of packed weights (in
  * L2) over consecutive rows while the input rows it needs stay in L1/L2.
- * Output blocks of one tile never straddle a group.
+ * Output blocks of one tile never straddle a group. Exception (rows_outer):
+ * when all the packed weights are small and the input is large (a stem:
+ * few input channels padded to C0 = 16 lanes, so the input is 16/C times
+ * its real size), rows come before output blocks, so each input row is
+ * read from memory once instead of once per block group (SqueezeNet's
+ * 3-channel 224x224 stem: 2 passes over a 3.2 MB input became 1).
  *
  * The kernels read the input and weights straight from global memory: on a
  * CPU the caches do what the copy engine does for a tile, and the register
@@ -31,11 +36,15 @@ typedef struct direct_args {
     int64_t rows;      /* direct: tiles per (image, block group): OH, or pixel chunks (flat);
                           depthwise: output rows per tile (band) */
     bool flat;         /* 1x1, stride 1, unpadded: H*W is one row, cut in FLAT chunks */
+    bool rows_outer;   /* direct, G = 1: tiles ordered (image, row, block group) */
     int64_t pad_w;     /* > 0: width of the zero-padded row copies in UB (pixels) */
     int64_t buf_elems; /* floats of the UB row copies */
 } direct_args;
 
 #define FLAT 112 /* pixels per tile of a flattened 1x1 convolution (8 x 14 columns) */
+/* rows_outer when the weights stay in L1/L2 beside a few input rows and the input is beyond L2 */
+#define ROWS_OUTER_MAX_W (64 * 1024)
+#define ROWS_OUTER_MIN_X (1024 * 1024)
 
 static void clear_tail(const vn_conv_plan *p, float *y_row, int64_t cols)
 {
@@ -105,6 +114,11 @@ static void direct_tile(vn_core *core, const direct_args *d, int64_t t, float *b
     const vn_conv_geom *g = &p->g;
     int64_t oh = t % d->rows, rest = t / d->rows;
     int64_t pair = rest % (g->G * d->pairs), n = rest / (g->G * d->pairs);
+    if (d->rows_outer) { /* G = 1 */
+        pair = t % d->pairs;
+        oh = (t / d->pairs) % d->rows;
+        n = t / (d->pairs * d->rows);
+    }
     int64_t grp = pair / d->pairs, ob = grp * d->kg1 + (pair % d->pairs) * d->ncb_max;
     int64_t ncb = vn_ops_min(d->ncb_max, (grp + 1) * d->kg1 - ob);
     int64_t taps = g->KH * g->KW, plane = g->OH * g->OW * VN_C0;
@@ -223,6 +237,9 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         d.cg1 = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
         d.pairs = vn_ops_div_up(d.kg1, d.ncb_max);
         d.tiles = g->N * g->G * d.pairs * d.rows;
+        int64_t w_bytes = d.kg1 * d.cg1 * g->KH * g->KW * VN_C0 * VN_C0 * 4;
+        d.rows_outer = g->G == 1 && d.pairs > 1 && w_bytes <= ROWS_OUTER_MAX_W &&
+                       p->C1 * g->IH * g->IW * VN_C0 * 4 >= ROWS_OUTER_MIN_X;
         work = (d.flat ? FLAT : g->OW) * d.ncb_max * VN_C0 * (g->C / g->G) * g->KH * g->KW;
     }
     if (d.tiles == 0) return VN_OK;

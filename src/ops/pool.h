@@ -92,6 +92,12 @@ vn_status vn_pool_run_windowed(vn_device *device, const vn_pool_plan *p, const v
 vn_status vn_pool_run_global(vn_device *device, const vn_pool_plan *p, const void *x, void *y,
                              vn_kernel_counters *counters);
 
+/* MaxPool on NC1HWC0 f32, 1-D or 2-D, without Indices: the direct kernel
+ * (pool_direct.c), which vn_pool_run_windowed takes when this holds. */
+bool vn_pool_direct_ok(const vn_pool_plan *p);
+vn_status vn_pool_run_direct(vn_device *device, const vn_pool_plan *p, const float *x, float *y,
+                             vn_kernel_counters *counters);
+
 /* ---- kernel-side helpers (pool_hpass.c) ------------------------------------- */
 
 /* The horizontal pass (stride 1 on NC1HWC0): one loaded input row `x` (W pixels of `lanes` values)

@@ -53,6 +53,11 @@ static const cc cases[] = {
     C2(1, 40, 9, 37, 40, 3, 3, 2, 2, 2, 1, 2, 0, 1, 2, 40), /* dw 3x3 s2, row dilation, asym pads */
     C2(1, 16, 5, 19, 16, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 16), /* dw 3x3 unpadded */
     C2(1, 32, 6, 33, 32, 3, 3, 1, 2, 1, 1, 1, 3, 1, 2, 32), /* dw 3x3 s(1,2), pads past the taps */
+    C2(1, 48, 13, 13, 72, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), /* SqueezeNet 13x13 expand, direct */
+    C2(1, 20, 13, 13, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), /* the same, C % 16 != 0 */
+    /* a 3-channel stem whose blocked input passes 1 MB: rows before the 3 output blocks
+     * (conv_direct.c rows_outer), full stride-2 blocks, K % 16 != 0 */
+    C2(1, 3, 129, 130, 40, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1),
 };
 
 static const cc auto_cases[] = {

@@ -119,6 +119,12 @@ static void test_choice(void)
     cc small = C2(1, 512, 7, 7, 512, 1, 1, 1, 1); /* 4 tiles: the weights would dominate */
     VT_CHECK(plan_algo(&small, NULL, name, sizeof name) == VN_OK, "plan 512@7");
     VT_CHECK(strcmp(name, "direct") == 0, "3x3 512@7 auto chooses direct, got %s", name);
+    /* 16 tiles: Winograd only with many input channels (SqueezeNet's 13x13 vs ResNet's 14x14) */
+    cc sq = C2(1, 64, 13, 13, 256, 1, 1, 1, 1), r14 = C2(1, 256, 14, 14, 256, 1, 1, 1, 1);
+    VT_CHECK(plan_algo(&sq, NULL, name, sizeof name) == VN_OK, "plan 64>256@13");
+    VT_CHECK(strcmp(name, "direct") == 0, "3x3 64>256@13 auto chooses direct, got %s", name);
+    VT_CHECK(plan_algo(&r14, NULL, name, sizeof name) == VN_OK, "plan 256@14");
+    VT_CHECK(strcmp(name, "winograd") == 0, "3x3 256@14 auto chooses winograd, got %s", name);
     cc s2 = big;
     s2.sh = s2.sw = 2;
     VT_CHECK(plan_algo(&s2, "winograd", name, sizeof name) == VN_ERR_UNSUPPORTED,

@@ -160,6 +160,12 @@ static void test_wide(void)
     vn_attrs a = {items, 3};
     run_both("MaxPool", 2, 1, 64, (int64_t[]){112, 112}, &a, 1);
     run_both("AveragePool", 2, 1, 35, (int64_t[]){57, 61}, &a, 2);
+    /* SqueezeNet 1.1's pools: 3x3 stride 2, no pads, ceil_mode (a clipped last window) */
+    vn_attr sq[3] = {items[0], items[1], {.name = "ceil_mode", .type = VN_ATTR_INT, .i = 1}};
+    vn_attrs b = {sq, 3};
+    run_both("MaxPool", 2, 1, 64, (int64_t[]){111, 111}, &b, 3);
+    run_both("MaxPool", 2, 1, 128, (int64_t[]){55, 55}, &b, 4);
+    run_both("MaxPool", 2, 2, 40, (int64_t[]){27, 27}, &b, 5);
 }
 
 static void test_global(void)
