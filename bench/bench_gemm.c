@@ -6,6 +6,8 @@
  *
  * Run OpenBLAS with its autodetected kernels:
  *     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE ./build/bench_gemm [reps]
+ * "packed": vinci with B pre-packed once and read in place (the graph
+ * engine's constant weights); "ratio" columns are oneDNN's time over ours.
  * Peers get the same thread count as vinci (omp_set_num_threads for oneDNN,
  * openblas_set_num_threads). Every figure is a median of `reps` runs after a
  * warm-up, and peers are measured in the same process, interleaved by shape.
@@ -71,16 +73,30 @@ static int g_reps = 5;
         out = bench_median(v_, g_reps);                                                            \
     } while (0)
 
-static double run_vinci(vn_device *dev, vn_gemm_desc d, const void *a, const void *b, void *c)
+/* Median ms of one GEMM; `packed`: B pre-packed once (vn_gemm_pack_b, as the
+ * graph engine does for constant weights) and read in place by every run. */
+static double run_vinci(vn_device *dev, vn_gemm_desc d, const void *a, const void *b, void *c,
+                        bool packed)
 {
     vn_gemm_plan *p;
     if (vn_gemm_plan_create(dev, &d, &p) != VN_OK) {
         fprintf(stderr, "plan: %s\n", vn_last_error());
         return 0;
     }
+    void *pb = NULL;
+    if (packed) {
+        pb = vn_aligned_alloc(vn_gemm_packed_b_size(p), 64);
+        if (!pb || vn_gemm_pack_b(p, b, pb) != VN_OK) {
+            fprintf(stderr, "pack: %s\n", pb ? vn_last_error() : "out of memory");
+            vn_aligned_free(pb);
+            vn_gemm_plan_destroy(p);
+            return 0;
+        }
+    }
     double ms;
-    vn_gemm_args args = {.a = a, .b = b, .c = c};
+    vn_gemm_args args = {.a = a, .b = packed ? pb : b, .b_packed = packed, .c = c};
     TIME_MS(ms, vn_gemm_run(p, &args));
+    vn_aligned_free(pb);
     vn_gemm_plan_destroy(p);
     return ms;
 }
@@ -90,8 +106,8 @@ static void bench_fp32(vn_device *dev, int threads, double peak)
     printf("\nfp32, %d thread(s): GFLOP/s, %% of measured fp32 peak (%.0f GFLOP/s), peers and our "
            "speed relative to them\n",
            threads, peak);
-    printf("%-22s %8s %6s | %8s %7s | %8s %7s\n", "M x N x K", "vinci", "peak", "oneDNN", "ratio",
-           "OpenBLAS", "ratio");
+    printf("%-22s %8s %6s %8s | %8s %7s %7s | %8s %7s\n", "M x N x K", "vinci", "peak", "packed",
+           "oneDNN", "ratio", "packed", "OpenBLAS", "ratio");
     if (omp_set_threads) omp_set_threads(threads);
     if (openblas_set_threads) openblas_set_threads(threads);
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
@@ -101,8 +117,9 @@ static void bench_fp32(vn_device *dev, int threads, double peak)
               *b = vn_aligned_alloc((size_t)(k * n) * 4, 64);
         float *c = vn_aligned_alloc((size_t)(m * n) * 4, 64);
         bench_fill(a, m * k, 1), bench_fill(b, k * n, 2);
-        double gf = 2e-6 * (double)m * n * k, ours, dn = 0, ob = 0;
-        ours = run_vinci(dev, vn_gemm_desc_default(m, n, k), a, b, c);
+        double gf = 2e-6 * (double)m * n * k, ours, pk, dn = 0, ob = 0;
+        ours = run_vinci(dev, vn_gemm_desc_default(m, n, k), a, b, c, false);
+        pk = run_vinci(dev, vn_gemm_desc_default(m, n, k), a, b, c, true);
         if (dnnl_sgemm) TIME_MS(dn, dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
         if (cblas_sgemm)
             TIME_MS(ob, cblas_sgemm(101, 111, 111, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b,
@@ -110,11 +127,11 @@ static void bench_fp32(vn_device *dev, int threads, double peak)
         char name[48];
         snprintf(name, sizeof name, "%lldx%lldx%lld %s", (long long)m, (long long)n, (long long)k,
                  sh->what);
-        printf("%-22s %8.1f %5.0f%% |", name, gf / ours, 100 * gf / ours / peak);
+        printf("%-22s %8.1f %5.0f%% %8.1f |", name, gf / ours, 100 * gf / ours / peak, gf / pk);
         if (dnnl_sgemm)
-            printf(" %8.1f %6.2fx |", gf / dn, dn / ours);
+            printf(" %8.1f %6.2fx %6.2fx |", gf / dn, dn / ours, dn / pk);
         else
-            printf(" %16s |", "not installed");
+            printf(" %24s |", "not installed");
         if (cblas_sgemm)
             printf(" %8.1f %6.2fx", gf / ob, ob / ours);
         else
@@ -142,11 +159,11 @@ static void bench_low_precision(vn_device *dev, int threads, const vn_machine_pe
         float *c = vn_aligned_alloc((size_t)(m * n) * 4, 64);
         bench_fill(a, m * k, 1), bench_fill(b, k * n, 2);
         vn_gemm_desc d = vn_gemm_desc_default(m, n, k);
-        double f32 = run_vinci(dev, d, a, b, c);
+        double f32 = run_vinci(dev, d, a, b, c, false);
         d.compute = VN_BF16;
-        double bf = run_vinci(dev, d, a, b, c);
+        double bf = run_vinci(dev, d, a, b, c, false);
         d.compute = VN_I32, d.a_dtype = VN_U8, d.b_dtype = VN_I8, d.c_dtype = VN_I32;
-        double i8 = run_vinci(dev, d, a, b, c); /* the f32 buffers reinterpreted as bytes */
+        double i8 = run_vinci(dev, d, a, b, c, false); /* the f32 buffers reinterpreted as bytes */
         double gf = 2e-6 * (double)m * n * k;
         char name[48];
         snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);

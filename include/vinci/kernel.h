@@ -515,6 +515,21 @@ void vn_cube_load_b_packed_(vn_core *core, vn_local dst, vn_gm packed, int64_t K
 void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
                    int64_t k, bool init, vn_site site);
 
+/* C (m x n, CO1) = (init ? 0 : C) + A (m x k) * rows [k0, k0+k) x columns
+ * [n0, n0+n) of a whole pre-packed B in global memory (vn_gemm_pack_b's
+ * layout, as vn_cube_load_b_packed takes it). The analogue of an mmad whose B
+ * is already resident in L1 in the fractal format (weights converted offline):
+ * the micro-kernels read the packed panels where they lie, nothing is copied.
+ * Same results as vn_cube_load_b_packed into B1 followed by vn_cube_mmad.
+ * Checked mode validates A and C as mmad does, and the B block as
+ * vn_cube_load_b_packed does (k0 on a k group, n0 on a panel, inside K and the
+ * packed tensor, 32-byte aligned). */
+#define vn_cube_mmad_packed(core, c, a, packed, K, m, k0, k, n0, n, init)                          \
+    vn_cube_mmad_packed_(core, c, a, packed, K, m, k0, k, n0, n, init, VN_HERE)
+void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, int64_t K,
+                          int64_t m, int64_t k0, int64_t k, int64_t n0, int64_t n, bool init,
+                          vn_site site);
+
 /* Fixpipe epilogue, applied in this order to each accumulator v of C(i, j):
  *   v += partial(i, j)                               if partial.gm.data
  *   raw: write v (f32 / i32) and stop                (a K chunk that is not the last)

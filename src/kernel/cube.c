@@ -54,6 +54,26 @@ static void check_dims(vn_core *core, int64_t a, int64_t b, int64_t c, const cha
                      (long long)b, (long long)c);
 }
 
+/* Checked mode: the block of a whole pre-packed B that a load or an mmad reads. */
+static void packed_block_check(vn_core *core, vn_gm packed, vn_cube_shape s, int64_t K, int64_t k0,
+                               int64_t k, int64_t n0, int64_t n, const char *call, vn_site site)
+{
+    check_dims(core, K, k, n, call, site);
+    if (k0 < 0 || k0 % s.kp || n0 < 0 || n0 % s.nr || k0 + k > K || (k % s.kp && k0 + k != K))
+        vn_core_fail(core, site, call,
+                     "block (k0 %lld, k %lld, n0 %lld) must start on a k group of %d and a "
+                     "panel of %d columns, end on a k group or at K, inside K = %lld",
+                     (long long)k0, (long long)k, (long long)n0, (int)s.kp, (int)s.nr,
+                     (long long)K);
+    int64_t need = ((n0 + n + s.nr - 1) / s.nr) * s.nr * rup(K, s.kp);
+    if (n > 0 && need > packed.len)
+        vn_core_fail(core, site, call,
+                     "columns [%lld, %lld) need %lld packed elements; the packed B has %lld",
+                     (long long)n0, (long long)(n0 + n), (long long)need, (long long)packed.len);
+    if ((uintptr_t)packed.data % 32)
+        vn_core_fail(core, site, call, "the packed B at %p is not 32-byte aligned", packed.data);
+}
+
 /* dst dtype of a load and the source dtypes it accepts. */
 static bool load_types_ok(bool is_a, vn_dtype dst, vn_dtype src)
 {
@@ -129,19 +149,8 @@ void vn_cube_load_b_packed_(vn_core *core, vn_local dst, vn_gm packed, int64_t K
     int64_t panels = (n + s.nr - 1) / s.nr, first = n0 / s.nr;
     int64_t bytes = vn_cube_b_elems(dst.dtype, k, n) * (int64_t)vn_dtype_size(dst.dtype);
     if (core->checked) {
-        check_dims(core, K, k, n, call, site);
+        packed_block_check(core, packed, s, K, k0, k, n0, n, call, site);
         check_position(core, dst, VN_ARENA_L1, VN_ARENA_L0B, "dst", call, site);
-        if (k0 < 0 || k0 % s.kp || n0 < 0 || n0 % s.nr || k0 + k > K || (k % s.kp && k0 + k != K))
-            vn_core_fail(core, site, call,
-                         "block (k0 %lld, k %lld, n0 %lld) must start on a k group of %d and a "
-                         "panel of %d columns, end on a k group or at K, inside K = %lld",
-                         (long long)k0, (long long)k, (long long)n0, (int)s.kp, (int)s.nr,
-                         (long long)K);
-        if ((first + panels) * s.nr * kpK > packed.len)
-            vn_core_fail(core, site, call,
-                         "columns [%lld, %lld) need %lld packed elements; the packed B has %lld",
-                         (long long)n0, (long long)(n0 + n),
-                         (long long)((first + panels) * s.nr * kpK), (long long)packed.len);
         vn_check_write(core, dst, 0, bytes, call, site);
     }
     if (bytes == 0) return;
@@ -162,17 +171,15 @@ static bool mmad_types_ok(vn_dtype c, vn_dtype a, vn_dtype b)
            (a == VN_U8 && b == VN_I8 && c == VN_I32);
 }
 
-static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
-                       int64_t k, bool init, vn_site site)
+/* Checked mode: the A and C operands of an mmad. */
+static void mmad_check_ac(vn_core *core, vn_local c, vn_local a, int64_t m, int64_t n, int64_t k,
+                          bool init, const char *call, vn_site site)
 {
-    const char *call = "vn_cube_mmad";
     check_dims(core, m, n, k, call, site);
     check_position(core, a, VN_ARENA_L1, VN_ARENA_L0A, "A", call, site);
-    check_position(core, b, VN_ARENA_L1, VN_ARENA_L0B, "B", call, site);
     check_position(core, c, VN_ARENA_L0C, VN_ARENA_L0C, "C", call, site);
     int64_t sz = (int64_t)vn_dtype_size(a.dtype);
     vn_check_read(core, a, 0, vn_cube_a_elems(a.dtype, m, k) * sz, call, site);
-    vn_check_read(core, b, 0, vn_cube_b_elems(b.dtype, k, n) * sz, call, site);
     int64_t cb = vn_cube_c_elems(a.dtype, m, n) * 4;
     if (init)
         vn_check_write(core, c, 0, cb, call, site);
@@ -180,14 +187,21 @@ static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_
         vn_check_read(core, c, 0, cb, call, site);
 }
 
-void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
-                   int64_t k, bool init, vn_site site)
+static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
+                       int64_t k, bool init, vn_site site)
 {
-    if (!mmad_types_ok(c.dtype, a.dtype, b.dtype))
-        vn_core_fail(core, site, "vn_cube_mmad", "no cube operation %s x %s -> %s",
-                     vn_dtype_name(a.dtype), vn_dtype_name(b.dtype), vn_dtype_name(c.dtype));
-    if (core->checked) mmad_check(core, c, a, b, m, n, k, init, site);
-    if (m <= 0 || n <= 0) return;
+    const char *call = "vn_cube_mmad";
+    mmad_check_ac(core, c, a, m, n, k, init, call, site);
+    check_position(core, b, VN_ARENA_L1, VN_ARENA_L0B, "B", call, site);
+    int64_t sz = (int64_t)vn_dtype_size(a.dtype);
+    vn_check_read(core, b, 0, vn_cube_b_elems(b.dtype, k, n) * sz, call, site);
+}
+
+/* The micro-tiles of C (m x n) from packed A panels and B panels `bstep`
+ * elements apart (NR x Kp(k) in L1; NR x Kp(K) in a whole pre-packed B). */
+static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int64_t m, int64_t n,
+                       int64_t k, bool init)
+{
     int kind = vn_cube_kind_of(a.dtype);
     const vn_cube_table *t = vn_cube_table_get();
     vn_cube_shape s = t->shape[kind];
@@ -205,10 +219,46 @@ void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m,
     for (int64_t p = 0; p < mp; p++) {
         const uint8_t *ap = (const uint8_t *)a.data + (size_t)(p * s.mr * kp) * es;
         for (int64_t q = 0; q < np; q++) {
-            const uint8_t *bp = (const uint8_t *)b.data + (size_t)(q * s.nr * kp) * es;
+            const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
             uint8_t *cp = (uint8_t *)c.data + (size_t)((p * np + q) * s.mr * s.nr) * 4;
             ukr(kp / s.kp, ap, bp, cp, !init);
         }
     }
+}
+
+void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
+                   int64_t k, bool init, vn_site site)
+{
+    if (!mmad_types_ok(c.dtype, a.dtype, b.dtype))
+        vn_core_fail(core, site, "vn_cube_mmad", "no cube operation %s x %s -> %s",
+                     vn_dtype_name(a.dtype), vn_dtype_name(b.dtype), vn_dtype_name(c.dtype));
+    if (core->checked) mmad_check(core, c, a, b, m, n, k, init, site);
+    if (m <= 0 || n <= 0) return;
+    vn_cube_shape s = vn_cube_shape_of(a.dtype);
+    mmad_tiles(c, a, b.data, s.nr * rup(k, s.kp), m, n, k, init);
     core->counters.cube_ops += m * n * k;
+}
+
+/* The packed B is read where it lies: panel q' = n0/NR + q starts at
+ * q'*NR*Kp(K), its rows from k0 on are contiguous, and the rows of the last
+ * chunk past K are the panel's zero padding — the same bytes
+ * vn_cube_load_b_packed would copy into B1, so the results are the same bits. */
+void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, int64_t K, int64_t m,
+                          int64_t k0, int64_t k, int64_t n0, int64_t n, bool init, vn_site site)
+{
+    const char *call = "vn_cube_mmad_packed";
+    if (!mmad_types_ok(c.dtype, a.dtype, packed.dtype))
+        vn_core_fail(core, site, call, "no cube operation %s x packed %s -> %s",
+                     vn_dtype_name(a.dtype), vn_dtype_name(packed.dtype), vn_dtype_name(c.dtype));
+    vn_cube_shape s = vn_cube_shape_of(a.dtype);
+    if (core->checked) {
+        packed_block_check(core, packed, s, K, k0, k, n0, n, call, site);
+        mmad_check_ac(core, c, a, m, n, k, init, call, site);
+    }
+    if (m <= 0 || n <= 0) return;
+    int64_t kpK = rup(K, s.kp), es = (int64_t)vn_dtype_size(packed.dtype);
+    const uint8_t *b = (const uint8_t *)packed.data + ((n0 / s.nr) * s.nr * kpK + k0 * s.nr) * es;
+    mmad_tiles(c, a, b, s.nr * kpK, m, n, k, init);
+    core->counters.cube_ops += m * n * k;
+    core->counters.bytes_in += rup(k, s.kp) * ((n + s.nr - 1) / s.nr * s.nr) * es;
 }

@@ -36,6 +36,9 @@ CUBE_GENERIC_ENTRIES(12, 32)
         x1 = _mm512_fmadd_ps(ar, b1, x1);                                                          \
     }
 
+/* How many k steps ahead the f32 kernel prefetches B (8: 1 KiB). */
+#define UKR_PF_K 8
+
 static void ukr_f32_12x32(int64_t kg, const void *a_, const void *b_, void *c_, int acc)
 {
     const float *a = a_, *b = b_;
@@ -47,6 +50,10 @@ static void ukr_f32_12x32(int64_t kg, const void *a_, const void *b_, void *c_, 
         ACC_ALL(ZERO_PS)
     }
     for (int64_t k = 0; k < kg; k++, a += 12, b += 32) {
+        /* B streams from L2 (or a pre-packed B from memory): ask for it
+         * UKR_PF_K steps ahead, past what the L1 next-line prefetch covers. */
+        _mm_prefetch((const char *)(b + 32 * UKR_PF_K), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + 32 * UKR_PF_K + 16), _MM_HINT_T0);
         __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
         ACC_ALL(FMA_ROW)
     }

@@ -5,6 +5,8 @@
  *   for each K chunk:            load B (kc x nb) -> L1           (B1)
  *     for each mc rows:          load A (mc x kc) -> L0A          (A2)
  *                                mmad -> L0C                      (CO1)
+ *                                (a pre-packed B: no load, mmad_packed
+ *                                reads its panels in place)
  *                                fixpipe -> partial sums, or C through the epilogue
  *
  * and the GEMV kernel (M = 1): B streamed from global memory row by row into
@@ -82,8 +84,11 @@ static vn_gm packed_b(const vn_gemm_kargs *g, int64_t batch, vn_gm *col_sum)
     return vn_gm_make(base, p->b_op, p->packed_elems);
 }
 
+/* Rows of one tile for one K chunk; B is b1 or, for a packed run, the whole
+ * pre-packed B `pb` read in place. */
 static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, vn_local a2,
-                      vn_local b1, vn_local c0, int64_t kc0, int64_t kl, vn_fixpipe *fp)
+                      vn_local b1, const vn_gm *pb, vn_local c0, int64_t kc0, int64_t kl,
+                      vn_fixpipe *fp)
 {
     const vn_gemm_plan *p = g->p;
     const vn_gemm_desc *d = &p->d;
@@ -97,7 +102,10 @@ static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, 
             vn_cube_load_a(core, a2,
                            vn_mat_make(g->a, aoff + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs),
                            rl, kl);
-        vn_cube_mmad(core, c0, a2, b1, rl, t->nl, kl, true);
+        if (g->b_packed)
+            vn_cube_mmad_packed(core, c0, a2, *pb, d->K, rl, kc0, kl, t->n0, t->nl, true);
+        else
+            vn_cube_mmad(core, c0, a2, b1, rl, t->nl, kl, true);
         vn_mat part = vn_mat_make(g->part, poff + r0 * g->ldp + t->n0, g->ldp, 1);
         vn_mat out = vn_mat_make(g->c, coff + r0 * p->ldc + t->n0, p->ldc, 1);
         tile_views(g, t, r0, t->n0, fp);
@@ -116,7 +124,8 @@ void vn_gemm_kernel(vn_core *core, const void *args)
     const vn_gemm_plan *p = g->p;
     const vn_gemm_desc *d = &p->d;
     vn_local a2 = vn_buf_new(core, VN_A2, vn_cube_a_elems(p->a_op, p->mc, p->kc), p->a_op);
-    vn_local b1 = vn_buf_new(core, VN_B1, vn_cube_b_elems(p->b_op, p->kc, p->nb), p->b_op);
+    vn_local b1 = {0}; /* a pre-packed B is read in place */
+    if (!g->b_packed) b1 = vn_buf_new(core, VN_B1, vn_cube_b_elems(p->b_op, p->kc, p->nb), p->b_op);
     vn_local c0 = vn_buf_new(core, VN_CO1, vn_cube_c_elems(p->a_op, p->mc, p->nb), p->acc);
     int64_t tiles = d->batch * p->mt * p->nt;
     for (int64_t i = vn_block_idx(core); i < tiles; i += vn_block_num(core)) {
@@ -138,14 +147,12 @@ static void gemm_tile(vn_core *core, const vn_gemm_kargs *g, const tile_pos *tp,
     int64_t boff = t.batch * d->stride_b;
     for (int64_t kc0 = 0;; kc0 += p->kc) {
         int64_t kl = min64(p->kc, d->K - kc0);
-        if (kl > 0 && g->b_packed)
-            vn_cube_load_b_packed(core, b1, pb, d->K, kc0, kl, t.n0, t.nl);
-        else if (kl > 0)
+        if (kl > 0 && !g->b_packed)
             vn_cube_load_b(
                 core, b1,
                 vn_mat_make(g->b, boff + kc0 * p->b_rs + t.n0 * p->b_cs, p->b_rs, p->b_cs), kl,
                 t.nl);
-        gemm_rows(core, g, &t, a2, b1, c0, kc0, kl, &fp);
+        gemm_rows(core, g, &t, a2, b1, &pb, c0, kc0, kl, &fp);
         if (kc0 + kl >= d->K) break;
     }
 }

@@ -1,8 +1,9 @@
 /*
  * test_cube.c — the cube instructions in a user kernel: load A / B, mmad,
- * fixpipe against a double reference, and checked-mode failures (wrong
- * position, out-of-bounds extent, misalignment, unwritten operand) naming the
- * call and file:line.
+ * fixpipe against a double reference, mmad on a pre-packed B read in place
+ * (two K chunks, a column block past the first panel, partial tiles), and
+ * checked-mode failures (wrong position, out-of-bounds extent, misalignment,
+ * unwritten operand, a bad packed-B block) naming the call and file:line.
  */
 #include "vinci/vinci.h"
 #include "vt.h"
@@ -59,6 +60,96 @@ static void test_cube_kernel(void)
     VT_CHECK(vn_cube_shape_of(VN_F32).mr > 0 && vn_cube_shape_of(VN_I32).mr == 0, "shapes");
 }
 
+/* ---- mmad on a pre-packed B ------------------------------------------------ */
+
+typedef struct packed_args {
+    vn_gm a, pb, c;
+    int64_t m, n, k, K, n0, k1; /* block: columns [n0, n0+n), chunks [0, k1) and [k1, k) */
+    int bug; /* 0: none; 1: n0 off a panel; 2: past the packed B; 3: misaligned */
+} packed_args;
+
+/* C = A (m x k) * B[0:k, n0:n0+n] in two K chunks, B read where it lies. */
+static void packed_kernel(vn_core *core, const void *p)
+{
+    const packed_args *g = p;
+    vn_local a = vn_buf_new(core, VN_A2, vn_cube_a_elems(VN_F32, g->m, g->k), VN_F32);
+    vn_local c = vn_buf_new(core, VN_CO1, vn_cube_c_elems(VN_F32, g->m, g->n), VN_F32);
+    vn_gm pb = g->pb;
+    int64_t n0 = g->n0 + (g->bug == 1 ? 1 : 0);
+    if (g->bug == 2) pb.len -= 1;
+    if (g->bug == 3) pb.data = (float *)pb.data + 1;
+    for (int64_t k0 = 0; k0<g->k; k0 = g->k1> k0 ? g->k1 : g->k) {
+        int64_t kl = (g->k1 > k0 ? g->k1 : g->k) - k0;
+        vn_cube_load_a(core, a, vn_mat_make(g->a, k0, g->k, 1), g->m, kl);
+        vn_cube_mmad_packed(core, c, a, pb, g->K, g->m, k0, kl, n0, g->n, k0 == 0);
+    }
+    vn_cube_fixpipe(core, vn_mat_make(g->c, 0, g->n, 1), c, g->m, g->n, NULL);
+}
+
+/* The whole B (K x N) in the documented panel layout (f32: KP = 1). */
+static float *pack_ref(const float *B, int64_t K, int64_t N, int64_t nr)
+{
+    int64_t panels = (N + nr - 1) / nr;
+    float *pb = vn_aligned_alloc((size_t)(panels * nr * K) * 4, 64);
+    for (int64_t q = 0; q < panels; q++)
+        for (int64_t r = 0; r < K; r++)
+            for (int64_t j = 0; j < nr; j++) {
+                int64_t col = q * nr + j;
+                pb[q * nr * K + r * nr + j] = col < N ? B[r * N + col] : 0.0f;
+            }
+    return pb;
+}
+
+static vn_status run_packed(int bug, float *C, const float *A, const float *B, packed_args *g)
+{
+    int64_t nr = vn_cube_shape_of(VN_F32).nr, N = g->n0 + g->n + 3;
+    float *pb = pack_ref(B, g->K, N, nr);
+    g->pb = vn_gm_make(pb, VN_F32, (N + nr - 1) / nr * nr * g->K);
+    g->a = vn_gm_make((void *)A, VN_F32, g->m * g->k);
+    g->c = vn_gm_make(C, VN_F32, g->m * g->n);
+    g->bug = bug;
+    vn_status st = vn_launch(NULL, &(vn_launch_desc){packed_kernel, "packed", 1, g, 1}, NULL);
+    vn_aligned_free(pb);
+    return st;
+}
+
+static void test_mmad_packed(void)
+{
+    vt_rng r = {7};
+    int64_t nr = vn_cube_shape_of(VN_F32).nr;
+    /* rows past MR, a partial last panel, K = k (ends at K) and k < K */
+    for (int t = 0; t < 2; t++) {
+        packed_args g = {.m = 13, .n = nr + 5, .k = 19, .K = t ? 23 : 19, .n0 = nr, .k1 = 8};
+        int64_t N = g.n0 + g.n + 3;
+        float A[13 * 19], C[13 * 80], *B = malloc((size_t)(g.K * N) * 4);
+        vt_fill(&r, A, 13 * 19, -1, 1), vt_fill(&r, B, g.K * N, -1, 1);
+        VT_OK(run_packed(0, C, A, B, &g));
+        int bad = 0;
+        for (int64_t i = 0; i < g.m; i++)
+            for (int64_t j = 0; j < g.n; j++) {
+                double s = 0;
+                for (int64_t q = 0; q < g.k; q++) s += (double)A[i * g.k + q] * B[q * N + g.n0 + j];
+                bad += fabs(C[i * g.n + j] - s) > 1e-5;
+            }
+        VT_CHECK(bad == 0, "K %lld: %d wrong", (long long)g.K, bad);
+        free(B);
+    }
+}
+
+static void expect_packed_fail(int bug, const char *what)
+{
+    int64_t nr = vn_cube_shape_of(VN_F32).nr;
+    packed_args g = {.m = 4, .n = 8, .k = 8, .K = 8, .n0 = nr, .k1 = 8};
+    int64_t N = g.n0 + g.n + 3;
+    float A[32] = {0}, C[32], *B = calloc((size_t)(g.K * N), 4);
+    vn_status st = run_packed(bug, C, A, B, &g);
+    free(B);
+    VT_CHECK(st == VN_ERR_KERNEL, "packed bug %d: status %s", bug, vn_status_name(st));
+    VT_CONTAINS(vn_last_error(), "vn_cube_mmad_packed");
+    VT_CONTAINS(vn_last_error(), what);
+    VT_CONTAINS(vn_last_error(), "test_cube.c:");
+}
+
 static void expect_fail(int bug, const char *call, const char *what)
 {
     float A[8 * 8] = {0}, B[8 * 8] = {0}, C[8 * 8];
@@ -82,11 +173,15 @@ static void test_checked_failures(void)
     expect_fail(2, "vn_cube_load_a", "out of bounds"); /* extent past the global tensor */
     expect_fail(3, "vn_cube_load_a", "aligned");       /* misaligned local */
     expect_fail(4, "vn_cube_mmad", "nothing wrote");   /* B never loaded */
+    expect_packed_fail(1, "panel");                    /* a column block off a panel boundary */
+    expect_packed_fail(2, "the packed B has");         /* columns past the packed B */
+    expect_packed_fail(3, "aligned");                  /* a misaligned packed B */
 }
 
 int main(void)
 {
     VT_RUN(test_cube_kernel);
+    VT_RUN(test_mmad_packed);
     VT_RUN(test_checked_failures);
     return vt_summary();
 }
