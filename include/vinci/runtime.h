@@ -66,12 +66,21 @@ int32_t vn_device_num_workers(const vn_device *device);
 int64_t vn_device_arena_size(const vn_device *device, vn_arena arena);
 bool vn_device_checked(const vn_device *device);
 
-/* Worker `worker`'s arena: base pointer (64-byte aligned) of `vn_device_arena_size` bytes. */
+/* Worker indices a block may be given: 0 .. vn_device_num_worker_ids() - 1.
+ * The first vn_device_num_workers() are the pool's threads; the rest are
+ * guest slots, held by host threads that run blocks of their own
+ * vn_device_run_blocks / vn_launch call. Size per-worker arrays with this. */
+int32_t vn_device_num_worker_ids(const vn_device *device);
+
+/* Worker `worker`'s arena (any worker index, guests included): base pointer
+ * (64-byte aligned) of `vn_device_arena_size` bytes. */
 void *vn_device_arena(vn_device *device, int32_t worker, vn_arena arena);
 
 /* Run fn(ctx, worker, block) for block = 0 .. num_blocks-1, spread over the
- * workers, and return when all have finished. A worker runs one block at a
- * time, so a block may use its worker's arenas freely. Calls from several
+ * calling thread and at most num_workers - 1 pool workers, and return when
+ * all have finished. A worker index (the caller's is a guest index, see
+ * vn_device_num_worker_ids) runs one block at a time, so a block may use its
+ * worker's arenas freely. Calls from several
  * threads run concurrently with each other and with streams (priority
  * VN_PRIORITY_NORMAL). VN_ERR_STATE from a block of the same device. */
 typedef void (*vn_block_fn)(void *ctx, int32_t worker, int32_t block);

@@ -3,6 +3,9 @@
  *
  * Each worker keeps one vn_core (and, in checked mode, its shadow maps) in a
  * device worker slot, so a launch carves nothing from the heap per block.
+ * Worker records are indexed by every worker index a block may get
+ * (vn_device_num_worker_ids: the pool's, then the guest slots of threads that
+ * run blocks of their own synchronous launch).
  * Before each block the pipe is reset (bump pointers, queues, counters,
  * failure); the kernel runs under setjmp so a failed check can leave it.
  *
@@ -173,7 +176,7 @@ vn_status vn_launch(vn_device *device, const vn_launch_desc *desc, vn_kernel_cou
     if (st == VN_OK && !device) st = vn_device_default(&device);
     if (st != VN_OK) return st;
 
-    int32_t workers = vn_device_num_workers(device);
+    int32_t workers = vn_device_num_worker_ids(device);
     launch_ctx lc = {.device = device, .desc = desc};
     lc.checked = desc->checked == -1 ? vn_device_checked(device) : desc->checked == 1;
     atomic_init(&lc.first_fail, INT32_MAX);
@@ -227,7 +230,7 @@ static vn_status async_block(void *ctx, int32_t worker, int32_t block)
 static void async_stats(void *ctx, vn_profile_record *rec)
 {
     const async_launch *al = ctx;
-    int32_t workers = vn_device_num_workers(al->lc.device);
+    int32_t workers = vn_device_num_worker_ids(al->lc.device);
     for (int32_t w = 0; w < workers; w++) {
         const vn_kernel_counters *c = &al->lc.records[w].totals;
         rec->bytes_in += c->bytes_in;
@@ -244,7 +247,7 @@ static void async_release(void *ctx)
 
 static async_launch *async_new(vn_device *device, const vn_launch_desc *desc, size_t args_size)
 {
-    int32_t workers = vn_device_num_workers(device);
+    int32_t workers = vn_device_num_worker_ids(device);
     size_t records = sizeof(async_launch) + (size_t)workers * sizeof(worker_record);
     size_t args_at = (records + ARGS_ALIGN - 1) / ARGS_ALIGN * ARGS_ALIGN;
     async_launch *al = vn_aligned_alloc(args_at + args_size, ARGS_ALIGN);

@@ -88,7 +88,10 @@ static ctr_thread *this_thread(const vn_device *device, int32_t worker)
     if (!t) return NULL;
     pthread_once(&key_once, make_key);
     t->device = device;
-    t->worker = worker;
+    /* A guest index (a host thread running blocks of its own launch) names a
+     * slot, not a thread: the thread's blocks are its own (vn_ctr_snapshot's
+     * `self_blocks`), never a worker's. */
+    t->worker = device && worker < vn_device_num_workers(device) ? worker : -1;
     for (int32_t k = 0; k < VN_CTR_NUM_HW; k++) t->perf.hw[k] = -1;
     for (int32_t k = 0; k < 3; k++) t->perf.sw[k] = -1;
     reopen(t);
@@ -187,7 +190,8 @@ static void read_self(vn_counter_values *out)
     memcpy(out->supported, t->supported, sizeof out->supported);
 }
 
-void vn_ctr_snapshot(vn_ctr_worker *workers, int32_t num_workers, vn_counter_values *self_out)
+void vn_ctr_snapshot(vn_ctr_worker *workers, int32_t num_workers, vn_counter_values *self_out,
+                     vn_ctr_worker *self_blocks)
 {
     const vn_device *d = atomic_load(&enabled);
     uint64_t m = atomic_load_explicit(&mark, memory_order_relaxed);
@@ -201,6 +205,10 @@ void vn_ctr_snapshot(vn_ctr_worker *workers, int32_t num_workers, vn_counter_val
             read_worker(t, m, &workers[t->worker]);
     pthread_mutex_unlock(&lock);
     if (self_out) read_self(self_out);
+    if (self_blocks) {
+        memset(self_blocks, 0, sizeof *self_blocks);
+        if (self) read_worker(self, m, self_blocks);
+    }
 }
 
 vn_status vn_counters_sample_worker(int32_t worker, vn_counter_values *out)
@@ -212,7 +220,7 @@ vn_status vn_counters_sample_worker(int32_t worker, vn_counter_values *out)
                         (void *)out);
     vn_ctr_worker *all = calloc((size_t)n, sizeof *all);
     if (!all) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_counters_sample_worker", "no memory");
-    vn_ctr_snapshot(all, n, NULL);
+    vn_ctr_snapshot(all, n, NULL, NULL);
     *out = all[worker].ctr;
     free(all);
     return VN_OK;
@@ -226,7 +234,7 @@ vn_status vn_counters_sample(vn_counter_values *out)
                         out ? "counters are not enabled" : "out is NULL");
     vn_ctr_worker *all = calloc((size_t)n, sizeof *all);
     if (!all) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_counters_sample", "no memory");
-    vn_ctr_snapshot(all, n, out);
+    vn_ctr_snapshot(all, n, out, NULL);
     for (int32_t w = 0; w < n; w++)
         for (int32_t k = 0; k < VN_CTR_COUNT; k++) {
             out->value[k] += all[w].ctr.value[k];

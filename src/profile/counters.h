@@ -19,9 +19,12 @@ typedef struct vn_ctr_worker {
 
 /* Starts a new span for every worker (a node begins). */
 void vn_ctr_mark(void);
-/* Workers 0..num_workers-1 of the enabled device (absent ones read zero) and
- * the calling thread's counts so far. */
-void vn_ctr_snapshot(vn_ctr_worker *workers, int32_t num_workers, vn_counter_values *self);
+/* Workers 0..num_workers-1 of the enabled device (absent ones read zero), the
+ * calling thread's counts so far (`self`, everything it ran) and, when
+ * `self_blocks` is not NULL, the blocks the calling thread ran itself (as the
+ * caller of a synchronous launch). Both may be NULL. */
+void vn_ctr_snapshot(vn_ctr_worker *workers, int32_t num_workers, vn_counter_values *self,
+                     vn_ctr_worker *self_blocks);
 /* The enabled device's worker count (0 when disabled). */
 int32_t vn_ctr_num_workers(void);
 

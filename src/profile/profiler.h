@@ -4,7 +4,9 @@
  *
  * The trace's tracks: the thread that ran the nodes of synchronous runs
  * (process 1, tid its thread id), each worker (process 2, tid the worker
- * index) and each stream of asynchronous runs (process 3, tid the stream id).
+ * index), the blocks that thread ran itself as the caller of a synchronous
+ * launch (process 2, tid num_workers, "host") and each stream of
+ * asynchronous runs (process 3, tid the stream id).
  */
 #ifndef VINCI_PROFILE_PROFILER_H
 #define VINCI_PROFILE_PROFILER_H
@@ -50,7 +52,8 @@ struct vn_profiler {
     pthread_t runner; /* only this thread's node runs are recorded ... */
     bool any_thread;  /* ... unless the nodes run on the callback thread */
     int32_t num_workers;
-    vn_ctr_worker *w_begin, *w_end; /* per worker at the node's start and end */
+    vn_ctr_worker *w_begin, *w_end;     /* per worker at the node's start and end */
+    vn_ctr_worker host_begin, host_end; /* the running thread's own blocks, likewise */
     vn_counter_values self_begin;
 };
 

@@ -53,7 +53,7 @@ static int64_t hook_begin(vn_prof_hook *h, const vn_model *m, int32_t node)
     (void)node;
     if (!ours(p, m)) return 0;
     vn_ctr_mark();
-    vn_ctr_snapshot(p->w_begin, p->num_workers, &p->self_begin);
+    vn_ctr_snapshot(p->w_begin, p->num_workers, &p->self_begin, &p->host_begin);
     return vn_prof_now_ns();
 }
 
@@ -69,20 +69,21 @@ static void add_counters(vn_kernel_counters *s, const vn_kernel_counters *c)
     s->wall_ms += c->wall_ms;
 }
 
-/* Worker w's slice of the node and its counters, added into sum. */
-static void worker_part(vn_profiler *p, int32_t node, int32_t w, int64_t t0, int64_t t1,
-                        vn_counter_values *sum)
+/* The slice of the node on track `tid` (between snapshots a and b) and its
+ * counters, added into sum unless sum is NULL (the running thread's own
+ * blocks: already in its counts). */
+static void worker_part(vn_profiler *p, int32_t node, int32_t tid, const vn_ctr_worker *a,
+                        const vn_ctr_worker *b, int64_t t0, int64_t t1, vn_counter_values *sum)
 {
-    const vn_ctr_worker *a = &p->w_begin[w], *b = &p->w_end[w];
     if (b->blocks == a->blocks) return;
     vn_counter_values d;
     vn_counters_diff(&a->ctr, &b->ctr, &d);
-    for (int32_t k = 0; k < VN_CTR_COUNT; k++) {
+    for (int32_t k = 0; sum && k < VN_CTR_COUNT; k++) {
         sum->value[k] += d.value[k];
         sum->supported[k] &= d.supported[k];
     }
     int64_t s0 = b->first_ns ? b->first_ns : t0, s1 = b->last_ns > s0 ? b->last_ns : t1;
-    vn_prof_slice *s = vn_prof_add_slice(p, node, VN_PROF_PID_WORKERS, w, s0, s1);
+    vn_prof_slice *s = vn_prof_add_slice(p, node, VN_PROF_PID_WORKERS, tid, s0, s1);
     if (!s) return;
     s->blocks = (int32_t)(b->blocks - a->blocks);
     memcpy(s->ctr, d.value, sizeof s->ctr);
@@ -95,9 +96,11 @@ static void hook_end(vn_prof_hook *h, const vn_model *m, int32_t node, int64_t t
     if (!ours(p, m) || t0 == 0 || node < 0 || node >= p->num_nodes) return;
     int64_t t1 = vn_prof_now_ns();
     vn_counter_values self_end, sum;
-    vn_ctr_snapshot(p->w_end, p->num_workers, &self_end);
+    vn_ctr_snapshot(p->w_end, p->num_workers, &self_end, &p->host_end);
     vn_counters_diff(&p->self_begin, &self_end, &sum);
-    for (int32_t w = 0; w < p->num_workers; w++) worker_part(p, node, w, t0, t1, &sum);
+    for (int32_t w = 0; w < p->num_workers; w++)
+        worker_part(p, node, w, &p->w_begin[w], &p->w_end[w], t0, t1, &sum);
+    worker_part(p, node, p->num_workers, &p->host_begin, &p->host_end, t0, t1, NULL);
     vn_profile_node *n = &p->nodes[node];
     for (int32_t k = 0; k < VN_CTR_COUNT; k++) {
         n->ctr.value[k] += sum.value[k];

@@ -101,6 +101,8 @@ static void put_tracks(FILE *f, const vn_profiler *p)
     put_meta(f, "process_name", VN_PROF_PID_STREAMS, 0, "vinci streams", 0);
     for (int32_t w = 0; w < p->num_workers; w++)
         put_meta(f, "thread_name", VN_PROF_PID_WORKERS, w, "worker %lld", w);
+    /* blocks the node's own thread ran (caller-runs launches) */
+    put_meta(f, "thread_name", VN_PROF_PID_WORKERS, p->num_workers, "host (caller-run blocks)", 0);
     int64_t host = -1, streams = 0; /* bit s: stream s named (ids past 63 named per slice) */
     for (int64_t i = 0; i < p->num_slices; i++) {
         const vn_prof_slice *s = &p->slices[i];

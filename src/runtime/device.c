@@ -7,6 +7,11 @@
  * VINCI_CHECKED), then the default. A malformed environment value is an error,
  * not silently ignored, so a typo does not quietly change an experiment.
  *
+ * Besides its pool workers a device has VN_GUEST_SLOTS guest slots (worker
+ * indices num_workers and up, arenas allocated with the workers' and used
+ * only when touched): a host thread holds one while it runs blocks of its own
+ * synchronous job (pool.c).
+ *
  * Destroying a device drains and destroys its streams, then stops the callback
  * thread, then the workers (device_struct.h has the locking rules).
  */
@@ -94,6 +99,16 @@ static bool env_checked(void)
     return s && s[0] != '\0' && strcmp(s, "0") != 0;
 }
 
+/* VINCI_CALLER_RUNS=0 turns caller-runs off (pool.c): synchronous launches
+ * then sleep while the pool runs every block, as before. For A/B runs, and
+ * for machines so oversubscribed that a thread that never sleeps is starved
+ * next to ones that sleep and wake often. */
+static bool env_caller_runs(void)
+{
+    const char *s = getenv("VINCI_CALLER_RUNS");
+    return !s || strcmp(s, "0") != 0;
+}
+
 static vn_status configure(vn_device *d, const vn_device_options *o)
 {
     vn_status st = pick_workers(o, &d->num_workers);
@@ -101,6 +116,7 @@ static vn_status configure(vn_device *d, const vn_device_options *o)
         st = pick_arena(o, (vn_arena)a, &d->arena_size[a]);
     d->checked = (o && o->checked) || env_checked();
     d->keep_denormals = o && o->keep_denormals;
+    d->caller_runs = env_caller_runs();
     atomic_init(&d->profiling, o && o->profiling);
     d->cb_batching = true;
     return st;
@@ -114,6 +130,24 @@ static vn_status alloc_arenas(vn_device *d, vn_worker *w)
             return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_device_create",
                             "cannot allocate the %lld-byte %s arena of worker %d",
                             (long long)d->arena_size[a], vn_arena_name((vn_arena)a), (int)w->index);
+    }
+    return VN_OK;
+}
+
+static int32_t num_ids(const vn_device *d)
+{
+    return d->num_workers + VN_GUEST_SLOTS;
+}
+
+/* Guest slots: a worker record and arenas, no thread. */
+static vn_status init_guests(vn_device *d)
+{
+    for (int32_t i = d->num_workers; i < num_ids(d); i++) {
+        vn_worker *w = &d->workers[i];
+        w->device = d;
+        w->index = i;
+        vn_status st = alloc_arenas(d, w);
+        if (st != VN_OK) return st;
     }
     return VN_OK;
 }
@@ -149,7 +183,7 @@ static void stop_workers(vn_device *d)
 
 static void free_workers(vn_device *d)
 {
-    for (int32_t i = 0; i < d->num_workers; i++) {
+    for (int32_t i = 0; d->workers && i < num_ids(d); i++) {
         vn_worker *w = &d->workers[i];
         for (int a = 0; a < VN_ARENA_COUNT; a++) vn_aligned_free(w->arena[a]);
         for (int s = 0; s < VN_WORKER_SLOT_COUNT; s++) vn_aligned_free(w->slot[s]);
@@ -168,7 +202,7 @@ vn_status vn_device_create(const vn_device_options *options, vn_device **out)
         free(d);
         return st;
     }
-    d->workers = calloc((size_t)d->num_workers, sizeof *d->workers);
+    d->workers = calloc((size_t)num_ids(d), sizeof *d->workers);
     if (!d->workers) {
         int32_t n = d->num_workers;
         free(d);
@@ -181,8 +215,12 @@ vn_status vn_device_create(const vn_device_options *options, vn_device **out)
     atomic_init(&d->ready_count, 0);
     atomic_init(&d->spinners, 0);
     atomic_init(&d->progress, 0);
+    atomic_init(&d->guests_busy, 0);
+    atomic_init(&d->callers_running, 0);
+    atomic_init(&d->helpers_on, 0);
     d->initialised = true;
     st = vn_streams_init(d);
+    if (st == VN_OK) st = init_guests(d);
     if (st == VN_OK) st = start_workers(d);
     if (st != VN_OK) {
         vn_device_destroy(d);
@@ -242,6 +280,11 @@ int32_t vn_device_num_workers(const vn_device *device)
     return device ? device->num_workers : 0;
 }
 
+int32_t vn_device_num_worker_ids(const vn_device *device)
+{
+    return device ? num_ids(device) : 0;
+}
+
 int64_t vn_device_arena_size(const vn_device *device, vn_arena arena)
 {
     if (!device || (unsigned)arena >= VN_ARENA_COUNT) return 0;
@@ -255,14 +298,14 @@ bool vn_device_checked(const vn_device *device)
 
 void *vn_device_arena(vn_device *device, int32_t worker, vn_arena arena)
 {
-    if (!device || worker < 0 || worker >= device->num_workers || (unsigned)arena >= VN_ARENA_COUNT)
+    if (!device || worker < 0 || worker >= num_ids(device) || (unsigned)arena >= VN_ARENA_COUNT)
         return NULL;
     return device->workers[worker].arena[arena];
 }
 
 void *vn_device_worker_slot(vn_device *device, int32_t worker, int key, size_t bytes)
 {
-    if (!device || worker < 0 || worker >= device->num_workers || key < 0 ||
+    if (!device || worker < 0 || worker >= num_ids(device) || key < 0 ||
         key >= VN_WORKER_SLOT_COUNT) {
         vn_error(VN_ERR_INTERNAL, "vn_device_worker_slot", "bad worker %d or key %d", (int)worker,
                  key);

@@ -17,7 +17,11 @@
  *     decremented in the same critical section that hands the stream its next
  *     task, so jobs_live == 0 means no worker can make progress on its own (the
  *     callback thread's deadlock test relies on this);
- *   - a worker runs one block at a time, so blocks may use its arenas freely.
+ *   - a worker runs one block at a time, so blocks may use its arenas freely;
+ *   - worker indices num_workers .. num_workers + VN_GUEST_SLOTS - 1 are guest
+ *     slots: a host thread inside vn_device_run_blocks that runs blocks of its
+ *     own job holds one (bit set in guests_busy) for the whole call, so a guest
+ *     index, like a worker's, is used by one thread at a time.
  */
 #ifndef VINCI_RUNTIME_DEVICE_STRUCT_H
 #define VINCI_RUNTIME_DEVICE_STRUCT_H
@@ -38,12 +42,20 @@ struct vn_job {
     int32_t num_blocks; /* >= 1 */
     int32_t next_block; /* next block to claim (lock) */
     atomic_int blocks_done;
+    /* Most pool workers running its blocks at once, 0 for no limit (pool.c
+     * caps a synchronous job whose caller runs blocks too). */
+    int32_t worker_cap;
+    atomic_int workers_on; /* pool workers in one of its blocks (capped jobs only) */
     /* Runs one block, without the lock. */
     void (*run)(vn_job *job, int32_t worker, int32_t block);
     /* Runs once, without the lock, on the worker that finished the last block.
      * It must take the lock and call vn_sched_job_done_locked exactly once. */
     void (*finish)(vn_job *job, int32_t worker);
 };
+
+/* Host threads that may run blocks of their synchronous jobs at once; more
+ * concurrent callers wait for the pool as before (pool.c). */
+#define VN_GUEST_SLOTS 4
 
 typedef struct vn_worker {
     vn_device *device;
@@ -60,8 +72,10 @@ struct vn_device {
     int64_t arena_size[VN_ARENA_COUNT];
     bool checked;
     bool keep_denormals;
-    bool initialised; /* lock and condition variables exist */
-    vn_worker *workers;
+    bool caller_runs;        /* pool.c; VINCI_CALLER_RUNS=0 turns it off */
+    bool initialised;        /* lock and condition variables exist */
+    vn_worker *workers;      /* num_workers pool workers, then VN_GUEST_SLOTS guest slots */
+    atomic_uint guests_busy; /* bit g: guest slot g is held by a host thread */
 
     pthread_mutex_t lock;
     bool stop; /* workers and the callback thread exit once their queues are empty */
@@ -74,6 +88,12 @@ struct vn_device {
     int64_t jobs_live;
     atomic_int ready_count; /* mirror of the ready list length, for spinning workers */
     atomic_int spinners;    /* workers spinning for work: a push need not wake them */
+    /* Caller-runs (scheduler.c): host threads running blocks of their own
+     * jobs, and pool workers in blocks of such (capped) jobs. Pool workers
+     * join capped jobs only while the two add up to less than num_workers,
+     * so concurrent callers do not oversubscribe the CPUs. */
+    atomic_int callers_running;
+    atomic_int helpers_on;
     /* Bumped (under the lock) whenever a host waiter might be done: stream
      * and event progress, a synchronous job's end. Host waits spin on it
      * briefly before sleeping (wait.c). */
@@ -109,8 +129,16 @@ void *vn_worker_main(void *arg);
 void vn_sched_push_locked(vn_device *d, vn_job *job);
 /* A job's finish is done; wakes a callback-thread waiter when the device goes quiet. */
 void vn_sched_job_done_locked(vn_device *d);
-/* True on a worker thread of `d`. */
+/* True on a worker thread of `d`, or on a host thread while it runs blocks of `d`. */
 bool vn_sched_on_worker(const vn_device *d);
+/* Caller-runs: the calling host thread runs blocks of `job` as worker `guest`
+ * (a guest slot it holds) until none is left to claim, with the device's
+ * denormal mode (its own FP environment restored afterwards). The job is in
+ * the ready list when `pushed` (pool workers share it; called with the lock
+ * held, returns with it held), else the caller runs every block alone
+ * without the lock and finish is not called. Pushed, the thread that
+ * completes the last block runs finish. */
+void vn_sched_caller_run(vn_device *d, vn_job *job, vn_worker *guest, bool pushed);
 
 /* ---- cpus.c ---- */
 /* CPUs this process may use: min(affinity, cgroup v2 / v1 CPU quota rounded up). */

@@ -1,19 +1,39 @@
 /*
  * pool.c — vn_device_run_blocks: a synchronous job on the device's scheduler.
  *
- * The job lives on the caller's stack; the caller sleeps until the job's
- * finish (run by the worker that completed the last block) sets `done` under
+ * Caller-runs (as ONNX Runtime's pool: N - 1 pool threads plus the caller).
+ * The calling thread takes a guest slot of the device (its own worker index
+ * and arenas, scheduler.c) and runs blocks of its job itself instead of
+ * sleeping; the job is capped at num_workers - 1 pool workers, so at most
+ * num_workers threads run it. With one worker, or one block, the job never
+ * enters the ready list: the caller runs it alone, and no thread is woken.
+ * When the caller finds no block left to claim it spins briefly for the pool
+ * workers still in its blocks, then sleeps. With every guest slot taken (more
+ * concurrent callers than VN_GUEST_SLOTS), or with VINCI_CALLER_RUNS=0, the
+ * caller only waits, and the pool runs every block, as before.
+ *
+ * The job lives on the caller's stack; the caller waits until the job's
+ * finish (run by the thread that completed the last block) sets `done` under
  * the device lock. The finisher touches nothing of the job after unlocking,
- * so the caller may return (and its stack die) as soon as it sees `done`.
+ * so the caller may return (and its stack die) as soon as it sees `done`
+ * under the lock.
  */
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
 #include "runtime/stream_internal.h"
+
+/* Bounded spin of a caller that ran out of blocks, waiting for the pool
+ * workers still running its others (the workers' spin bound, 50 us at most). */
+#define TAIL_SPIN_NS 50000
 
 typedef struct sync_job {
     vn_job job; /* first: the scheduler hands back this pointer */
     vn_device *device;
     vn_block_fn fn;
     void *ctx;
-    bool done;
+    atomic_bool done; /* written under the lock; read without it by the tail spin */
     pthread_cond_t cv;
 } sync_job;
 
@@ -29,7 +49,7 @@ static void sync_finish(vn_job *job, int32_t worker)
     sync_job *s = (sync_job *)job;
     vn_device *d = s->device;
     pthread_mutex_lock(&d->lock);
-    s->done = true;
+    atomic_store_explicit(&s->done, true, memory_order_release);
     pthread_cond_signal(&s->cv);
     vn_sched_job_done_locked(d);
     pthread_mutex_unlock(&d->lock);
@@ -37,7 +57,71 @@ static void sync_finish(vn_job *job, int32_t worker)
 
 static bool sync_done(void *arg)
 {
-    return ((const sync_job *)arg)->done;
+    return atomic_load_explicit(&((const sync_job *)arg)->done, memory_order_acquire);
+}
+
+/* A free guest slot of the device, now held by the caller, or NULL. */
+static vn_worker *claim_guest(vn_device *d)
+{
+    unsigned busy = atomic_load_explicit(&d->guests_busy, memory_order_relaxed);
+    for (;;) {
+        int g = 0;
+        while (g < VN_GUEST_SLOTS && (busy >> g) & 1u) g++;
+        if (g == VN_GUEST_SLOTS) return NULL;
+        if (atomic_compare_exchange_weak_explicit(&d->guests_busy, &busy, busy | 1u << g,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return &d->workers[d->num_workers + g];
+    }
+}
+
+static void release_guest(vn_device *d, const vn_worker *guest)
+{
+    unsigned bit = 1u << (guest->index - d->num_workers);
+    atomic_fetch_and_explicit(&d->guests_busy, ~bit, memory_order_release);
+}
+
+/* Spins without the lock until the job is done or TAIL_SPIN_NS passed. */
+static void spin_for_tail(sync_job *s)
+{
+    int64_t until = vn_now_ns() + TAIL_SPIN_NS;
+    for (int i = 1; !sync_done(s); i++) {
+        if (i % 64 == 0 && vn_now_ns() > until) return;
+#if defined(__x86_64__) || defined(__i386__)
+        _mm_pause();
+#endif
+    }
+}
+
+/* The caller runs blocks too; pool workers share the job when there are any
+ * to share it with. */
+static void run_with_caller(vn_device *d, sync_job *s, vn_worker *guest)
+{
+    int32_t helpers = d->num_workers - 1;
+    if (helpers == 0 || s->job.num_blocks == 1) {
+        vn_sched_caller_run(d, &s->job, guest, false);
+        return;
+    }
+    s->job.worker_cap = helpers;
+    pthread_mutex_lock(&d->lock);
+    vn_sched_push_locked(d, &s->job);
+    vn_sched_caller_run(d, &s->job, guest, true);
+    if (!sync_done(s)) {
+        pthread_mutex_unlock(&d->lock);
+        spin_for_tail(s);
+        pthread_mutex_lock(&d->lock);
+    }
+    while (!sync_done(s)) pthread_cond_wait(&s->cv, &d->lock);
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* No guest slot: the pool runs every block while the caller waits. */
+static void run_on_pool(vn_device *d, sync_job *s)
+{
+    pthread_mutex_lock(&d->lock);
+    vn_sched_push_locked(d, &s->job);
+    vn_host_wait_spin_locked(d, sync_done, s); /* short jobs: no sleep, no wake-up */
+    while (!sync_done(s)) pthread_cond_wait(&s->cv, &d->lock);
+    pthread_mutex_unlock(&d->lock);
 }
 
 vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx)
@@ -58,12 +142,15 @@ vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_f
     s.job.num_blocks = num_blocks;
     s.job.run = sync_run;
     s.job.finish = sync_finish;
+    atomic_init(&s.done, false);
+    vn_worker *guest = device->caller_runs ? claim_guest(device) : NULL;
     pthread_cond_init(&s.cv, NULL);
-    pthread_mutex_lock(&device->lock);
-    vn_sched_push_locked(device, &s.job);
-    vn_host_wait_spin_locked(device, sync_done, &s); /* short jobs: no sleep, no wake-up */
-    while (!s.done) pthread_cond_wait(&s.cv, &device->lock);
-    pthread_mutex_unlock(&device->lock);
+    if (guest) {
+        run_with_caller(device, &s, guest);
+        release_guest(device, guest);
+    } else {
+        run_on_pool(device, &s);
+    }
     pthread_cond_destroy(&s.cv);
     return VN_OK;
 }

@@ -11,6 +11,16 @@
  * the blocks the spinning workers will not take: a futex wake is a system
  * call for the submitter and, on an idle machine or VM, tens of microseconds
  * before the sleeper runs.
+ *
+ * Caller-runs. A host thread in vn_device_run_blocks runs blocks of its own
+ * job too (vn_sched_caller_run, as a guest worker index), and its job is
+ * capped at num_workers - 1 pool workers (worker_cap), so at most num_workers
+ * threads run it; with one worker the caller runs every block and nobody is
+ * woken. A pool worker skips a job at its cap and takes the next ready one.
+ * Across jobs, pool workers help callers only while helpers and running
+ * callers number less than num_workers: two host threads launching at once on
+ * two workers each run their own blocks, rather than four threads sharing two
+ * CPUs. Stream jobs are not capped.
  */
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -32,20 +42,41 @@ bool vn_sched_on_worker(const vn_device *d)
     return d && current_device == d;
 }
 
-/* MXCSR bit 15 flushes denormal results to zero, bit 6 reads denormal inputs as zero. */
-static void set_denormal_mode(const vn_device *d)
+/* MXCSR bit 15 flushes denormal results to zero, bit 6 reads denormal inputs
+ * as zero. Returns the MXCSR before, for a host thread to restore. */
+static unsigned set_denormal_mode(const vn_device *d)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (!d->keep_denormals) _mm_setcsr(_mm_getcsr() | 0x8040u);
+    unsigned was = _mm_getcsr();
+    if (!d->keep_denormals) _mm_setcsr(was | 0x8040u);
+    return was;
 #else
     (void)d;
+    return 0;
 #endif
+}
+
+static void restore_fp_mode(const vn_device *d, unsigned mxcsr)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (!d->keep_denormals) _mm_setcsr(mxcsr);
+#else
+    (void)d, (void)mxcsr;
+#endif
+}
+
+/* How many more pool workers may join capped jobs now (may be <= 0). */
+static int32_t helper_room(vn_device *d)
+{
+    return d->num_workers - atomic_load_explicit(&d->callers_running, memory_order_relaxed) -
+           atomic_load_explicit(&d->helpers_on, memory_order_relaxed);
 }
 
 void vn_sched_push_locked(vn_device *d, vn_job *job)
 {
     job->next_block = 0;
     atomic_store_explicit(&job->blocks_done, 0, memory_order_relaxed);
+    atomic_store_explicit(&job->workers_on, 0, memory_order_relaxed);
     job->order = d->next_order++;
     vn_job **at = &d->ready;
     while (*at && (*at)->priority >= job->priority) at = &(*at)->next;
@@ -55,7 +86,13 @@ void vn_sched_push_locked(vn_device *d, vn_job *job)
     atomic_fetch_add_explicit(&d->ready_count, 1, memory_order_release);
     /* A spinner reads ready_count at most ~100 ns later; it may time out in
      * between, but then it takes the lock and sees the job before sleeping. */
-    int32_t want = job->num_blocks - atomic_load_explicit(&d->spinners, memory_order_acquire);
+    int32_t want = job->num_blocks;
+    if (job->worker_cap > 0) { /* a capped job's caller takes a block itself */
+        want = job->num_blocks - 1 < job->worker_cap ? job->num_blocks - 1 : job->worker_cap;
+        int32_t room = helper_room(d) - 1; /* the pushing caller is about to run */
+        want = want < room ? want : room;
+    }
+    want -= atomic_load_explicit(&d->spinners, memory_order_acquire);
     int32_t wake = want < d->sleepers ? want : d->sleepers;
     for (int32_t i = 0; i < wake; i++) pthread_cond_signal(&d->work_cv);
 }
@@ -68,16 +105,38 @@ void vn_sched_job_done_locked(vn_device *d)
     if (d->jobs_live == 0 && d->cb_wait_cv) pthread_cond_broadcast(d->cb_wait_cv);
 }
 
-/* Claims the next block of the head job; unlinks the job when it was the last. */
-static vn_job *claim_locked(vn_device *d, int32_t *block)
+/* The ready-list link to the first job a pool worker may take a block of (in
+ * priority order, skipping jobs at their worker cap), or NULL. */
+static vn_job **next_for_worker_locked(vn_device *d)
 {
-    vn_job *job = d->ready;
-    *block = job->next_block++;
+    bool room = helper_room(d) > 0;
+    for (vn_job **at = &d->ready; *at; at = &(*at)->next) {
+        const vn_job *j = *at;
+        if (j->worker_cap == 0 ||
+            (room && atomic_load_explicit(&j->workers_on, memory_order_relaxed) < j->worker_cap))
+            return at;
+    }
+    return NULL;
+}
+
+/* The ready-list link to `job`, or NULL once all its blocks are claimed. */
+static vn_job **link_of_locked(vn_device *d, const vn_job *job)
+{
+    vn_job **at = &d->ready;
+    while (*at && *at != job) at = &(*at)->next;
+    return *at ? at : NULL;
+}
+
+/* Claims the next block of the job at `at`; unlinks the job when it was the last. */
+static int32_t claim_locked(vn_device *d, vn_job **at)
+{
+    vn_job *job = *at;
+    int32_t block = job->next_block++;
     if (job->next_block == job->num_blocks) {
-        d->ready = job->next;
+        *at = job->next;
         atomic_fetch_sub_explicit(&d->ready_count, 1, memory_order_relaxed);
     }
-    return job;
+    return block;
 }
 
 static int64_t mono_ns(void)
@@ -122,7 +181,8 @@ void *vn_worker_main(void *arg)
     bool spun = false;
     pthread_mutex_lock(&d->lock);
     for (;;) {
-        if (!d->ready) {
+        vn_job **at = d->ready ? next_for_worker_locked(d) : NULL;
+        if (!at) {
             if (d->stop) break;
             if (!spun) {
                 pthread_mutex_unlock(&d->lock);
@@ -137,14 +197,23 @@ void *vn_worker_main(void *arg)
             spun = false;
             continue;
         }
-        int32_t block;
-        vn_job *job = claim_locked(d, &block);
+        vn_job *job = *at;
+        int32_t block = claim_locked(d, at);
+        bool capped = job->worker_cap > 0;
+        if (capped) {
+            atomic_fetch_add_explicit(&job->workers_on, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&d->helpers_on, 1, memory_order_relaxed);
+        }
         pthread_mutex_unlock(&d->lock);
 
         /* Read before the count goes up: once it does, the last finisher may
          * free the job. */
         int32_t num_blocks = job->num_blocks;
         run_block(w, job, block);
+        if (capped) {
+            atomic_fetch_sub_explicit(&d->helpers_on, 1, memory_order_relaxed);
+            atomic_fetch_sub_explicit(&job->workers_on, 1, memory_order_relaxed);
+        }
         if (atomic_fetch_add_explicit(&job->blocks_done, 1, memory_order_acq_rel) + 1 == num_blocks)
             job->finish(job, w->index);
         spun = false;
@@ -152,4 +221,42 @@ void *vn_worker_main(void *arg)
     }
     pthread_mutex_unlock(&d->lock);
     return NULL;
+}
+
+/* Every block of a job nobody else sees, in order, without the lock. */
+static void run_alone(vn_worker *guest, vn_job *job)
+{
+    for (int32_t b = 0; b < job->num_blocks; b++) run_block(guest, job, b);
+}
+
+/* Claims blocks of a pushed job until none is left; the lock is held between. */
+static void run_shared_locked(vn_device *d, vn_job *job, vn_worker *guest)
+{
+    vn_job **at;
+    while ((at = link_of_locked(d, job)) != NULL) {
+        int32_t block = claim_locked(d, at);
+        pthread_mutex_unlock(&d->lock);
+        int32_t num_blocks = job->num_blocks;
+        run_block(guest, job, block);
+        if (atomic_fetch_add_explicit(&job->blocks_done, 1, memory_order_acq_rel) + 1 == num_blocks)
+            job->finish(job, guest->index);
+        pthread_mutex_lock(&d->lock);
+    }
+}
+
+void vn_sched_caller_run(vn_device *d, vn_job *job, vn_worker *guest, bool pushed)
+{
+    /* While it runs blocks the caller counts as a worker of d: a block that
+     * waits on d gets the same error as on a pool worker. */
+    const vn_device *was = current_device;
+    current_device = d;
+    unsigned mxcsr = set_denormal_mode(d);
+    atomic_fetch_add_explicit(&d->callers_running, 1, memory_order_relaxed);
+    if (pushed)
+        run_shared_locked(d, job, guest);
+    else
+        run_alone(guest, job);
+    atomic_fetch_sub_explicit(&d->callers_running, 1, memory_order_relaxed);
+    restore_fp_mode(d, mxcsr);
+    current_device = was;
 }

@@ -50,7 +50,7 @@ static void test_carving(void)
         VT_CHECK(o[5] == 32 && o[6] == 64 && o[7] == 32, "extents %lu %lu %lu", (unsigned long)o[5],
                  (unsigned long)o[6], (unsigned long)o[7]);
         int found = 0;
-        for (int32_t w = 0; w < vn_device_num_workers(dev); w++)
+        for (int32_t w = 0; w < vn_device_num_worker_ids(dev); w++)
             found += o[0] == (uintptr_t)vn_device_arena(dev, w, VN_ARENA_UB) &&
                      o[4] == (uintptr_t)vn_device_arena(dev, w, VN_ARENA_L1);
         VT_CHECK(found == 1, "block %d: the pipe was not reset to a worker's arena start", b);

@@ -76,7 +76,11 @@ static void test_arenas(void)
             seen[n++] = p;
         }
     }
-    VT_CHECK(vn_device_arena(d, 3, VN_ARENA_UB) == NULL, "worker past the end");
+    VT_CHECK(vn_device_num_worker_ids(d) > 3, "guest slots past the pool's workers");
+    for (int32_t w = 3; w < vn_device_num_worker_ids(d); w++)
+        VT_CHECK(vn_device_arena(d, w, VN_ARENA_UB) != NULL, "guest %d has arenas", (int)w);
+    VT_CHECK(vn_device_arena(d, vn_device_num_worker_ids(d), VN_ARENA_UB) == NULL,
+             "worker past the end");
     vn_device_destroy(d);
 
     o.arena_bytes[VN_ARENA_UB] = 100; /* not whole 32-byte blocks */
