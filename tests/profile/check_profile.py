@@ -35,7 +35,9 @@ def check_csv(path, a):
     check(len(rows) == a.nodes, f"{len(rows)} rows for {a.nodes} nodes")
     total = sum(float(r["total_ms"]) for r in rows)
     # Asynchronous runs add the stream's hand-offs to the run: only the bound holds.
-    low = 0 if a.streams else 0.95 * a.run_ms
+    # all but 5 % of the run, or all but 20 us per run (the run's own
+    # bookkeeping) when the runs are that short; test_profiler.c covers()
+    low = 0 if a.streams else a.run_ms - max(0.05 * a.run_ms, 0.020 * a.runs)
     check(low <= total <= a.run_ms * 1.0001, f"node times {total:.4f} ms vs runs {a.run_ms:.4f} ms")
     for r in rows:
         check(int(r["calls"]) == a.runs, f"{r['name']}: {r['calls']} calls")
