@@ -369,6 +369,7 @@ static void bench(int threads, const vn_machine_peaks *pk)
         double d[ROUNDS], v[ROUNDS], g[ROUNDS], r[ROUNDS];
         for (int k = 0; k < ROUNDS; k++) { /* interleaved: both sides see the same noise */
             d[k] = run_onednn(l);
+            if (threads > 1) bench_quiesce(50); /* oneDNN's OpenMP threads spin after a call */
             v[k] = run_vinci(dev, l, true, NULL);
             g[k] = gemm     ? run_vinci(dev, l, false, NULL)
                    : direct ? run_vinci(dev, l, true, "direct")

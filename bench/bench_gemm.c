@@ -118,9 +118,11 @@ static void bench_fp32(vn_device *dev, int threads, double peak)
         float *c = vn_aligned_alloc((size_t)(m * n) * 4, 64);
         bench_fill(a, m * k, 1), bench_fill(b, k * n, 2);
         double gf = 2e-6 * (double)m * n * k, ours, pk, dn = 0, ob = 0;
+        if (threads > 1) bench_quiesce(200); /* the previous shape's peer threads spin */
         ours = run_vinci(dev, vn_gemm_desc_default(m, n, k), a, b, c, false);
         pk = run_vinci(dev, vn_gemm_desc_default(m, n, k), a, b, c, true);
         if (dnnl_sgemm) TIME_MS(dn, dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
+        if (threads > 1 && dnnl_sgemm) bench_quiesce(50); /* OpenMP threads spin after a call */
         if (cblas_sgemm)
             TIME_MS(ob, cblas_sgemm(101, 111, 111, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b,
                                     (int)n, 0.0f, c, (int)n));

@@ -36,6 +36,16 @@ static inline double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Sleep so that a peer's idle threads stop spinning before vinci is timed:
+ * after a call, OpenMP (oneDNN) threads busy-wait for a few ms and OpenBLAS
+ * threads for ~2^28 cycles (~0.1 s) before they sleep; with 2 threads on 2
+ * CPUs those spinners would take a CPU from vinci's next measurement. */
+static inline void bench_quiesce(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
 /* ---- STREAM triad a = b + s*c, spread over the device's workers ---------- */
 
 typedef struct bench_triad {
@@ -72,8 +82,8 @@ static void bench_triad_nt_block(void *ctx, int32_t worker, int32_t block)
     bench_triad_range(t, block, &lo, &hi);
     const __m128 s = _mm_set1_ps(3.0f);
     for (i = lo; i + 4 <= hi; i += 4)
-        _mm_stream_ps(t->a + i, _mm_add_ps(_mm_loadu_ps(t->b + i),
-                                           _mm_mul_ps(s, _mm_loadu_ps(t->c + i))));
+        _mm_stream_ps(t->a + i,
+                      _mm_add_ps(_mm_loadu_ps(t->b + i), _mm_mul_ps(s, _mm_loadu_ps(t->c + i))));
     for (; i < hi; i++) t->a[i] = t->b[i] + 3.0f * t->c[i];
     _mm_sfence();
 }
