@@ -140,7 +140,7 @@ void vn_event_complete_locked(vn_task *t)
     vn_event_unref_locked(e);
 }
 
-static bool event_done(void *arg)
+static bool event_done(const void *arg)
 {
     const vn_event *e = arg;
     return e->completed >= e->recorded;

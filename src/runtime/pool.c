@@ -18,10 +18,6 @@
  * so the caller may return (and its stack die) as soon as it sees `done`
  * under the lock.
  */
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
-
 #include "runtime/stream_internal.h"
 
 /* Bounded spin of a caller that ran out of blocks, waiting for the pool
@@ -55,7 +51,7 @@ static void sync_finish(vn_job *job, int32_t worker)
     pthread_mutex_unlock(&d->lock);
 }
 
-static bool sync_done(void *arg)
+static bool sync_done(const void *arg)
 {
     return atomic_load_explicit(&((const sync_job *)arg)->done, memory_order_acquire);
 }
@@ -80,18 +76,6 @@ static void release_guest(vn_device *d, const vn_worker *guest)
     atomic_fetch_and_explicit(&d->guests_busy, ~bit, memory_order_release);
 }
 
-/* Spins without the lock until the job is done or TAIL_SPIN_NS passed. */
-static void spin_for_tail(sync_job *s)
-{
-    int64_t until = vn_now_ns() + TAIL_SPIN_NS;
-    for (int i = 1; !sync_done(s); i++) {
-        if (i % 64 == 0 && vn_now_ns() > until) return;
-#if defined(__x86_64__) || defined(__i386__)
-        _mm_pause();
-#endif
-    }
-}
-
 /* The caller runs blocks too; pool workers share the job when there are any
  * to share it with. */
 static void run_with_caller(vn_device *d, sync_job *s, vn_worker *guest)
@@ -107,7 +91,7 @@ static void run_with_caller(vn_device *d, sync_job *s, vn_worker *guest)
     vn_sched_caller_run(d, &s->job, guest, true);
     if (!sync_done(s)) {
         pthread_mutex_unlock(&d->lock);
-        spin_for_tail(s);
+        vn_spin_until(sync_done, s, vn_now_ns() + TAIL_SPIN_NS); /* the others' last blocks */
         pthread_mutex_lock(&d->lock);
     }
     while (!sync_done(s)) pthread_cond_wait(&s->cv, &d->lock);

@@ -22,12 +22,11 @@
  * two workers each run their own blocks, rather than four threads sharing two
  * CPUs. Stream jobs are not capped.
  */
-#include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 #endif
 
-#include "runtime/device_struct.h"
+#include "runtime/stream_internal.h"
 #include "runtime/worker_hook.h"
 
 /* Bounded spin before sleeping (the brief allows at most 50 us). */
@@ -139,11 +138,10 @@ static int32_t claim_locked(vn_device *d, vn_job **at)
     return block;
 }
 
-static int64_t mono_ns(void)
+static bool work_ready(const void *arg)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    const vn_device *d = arg;
+    return atomic_load_explicit(&d->ready_count, memory_order_acquire) > 0;
 }
 
 /* Spins (without the lock) until work may be ready or SPIN_NS passed. The
@@ -152,14 +150,7 @@ static int64_t mono_ns(void)
 static void spin_for_work(vn_device *d)
 {
     atomic_fetch_add_explicit(&d->spinners, 1, memory_order_acq_rel);
-    int64_t until = mono_ns() + SPIN_NS;
-    for (int i = 1;; i++) {
-        if (atomic_load_explicit(&d->ready_count, memory_order_acquire) > 0) break;
-        if (i % 64 == 0 && mono_ns() > until) break;
-#if defined(__x86_64__) || defined(__i386__)
-        _mm_pause();
-#endif
-    }
+    vn_spin_until(work_ready, d, vn_now_ns() + SPIN_NS);
     atomic_fetch_sub_explicit(&d->spinners, 1, memory_order_acq_rel);
 }
 

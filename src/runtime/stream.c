@@ -87,7 +87,7 @@ typedef struct done_arg {
     uint64_t target;
 } done_arg;
 
-static bool work_done(void *arg)
+static bool work_done(const void *arg)
 {
     const done_arg *a = arg;
     const vn_stream *s = a->s;

@@ -99,6 +99,11 @@ struct vn_event {
 
 /* ---- wait.c ---- */
 int64_t vn_now_ns(void);
+/* The runtime's one bounded spin (workers waiting for work, host waits, a
+ * caller waiting for its job's last blocks): pauses until stop(arg), reading
+ * the clock every 64 rounds; true if stop(arg) became true before `until`
+ * (vn_now_ns) passed. */
+bool vn_spin_until(bool (*stop)(const void *arg), const void *arg, int64_t until);
 /* Condition variable on CLOCK_MONOTONIC, so timeouts ignore wall-clock jumps. */
 void vn_cond_init_monotonic(pthread_cond_t *cv);
 /* Waits on `cv` under the device lock until done(arg), the deadline
@@ -106,12 +111,12 @@ void vn_cond_init_monotonic(pthread_cond_t *cv);
  * callback thread while no job is live (only the blocked callback thread could
  * make progress). `what` names the call for messages. */
 vn_status vn_host_wait_locked(vn_device *d, pthread_cond_t *cv, int32_t *waiters,
-                              bool (*done)(void *arg), void *arg, int64_t timeout_ms,
+                              bool (*done)(const void *arg), const void *arg, int64_t timeout_ms,
                               const char *what);
 
 /* Spins (dropping the lock) for at most a few tens of microseconds while
  * the device makes progress and done(arg) is still false. */
-void vn_host_wait_spin_locked(vn_device *d, bool (*done)(void *arg), void *arg);
+void vn_host_wait_spin_locked(vn_device *d, bool (*done)(const void *arg), const void *arg);
 
 /* ---- stream.c ---- */
 vn_stream *vn_stream_resolve(vn_stream *stream);

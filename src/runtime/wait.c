@@ -57,25 +57,40 @@ static struct timespec to_timespec(int64_t ns)
     return ts;
 }
 
-/* Spins without the lock until the device made progress or `until` passed;
- * true on progress. The caller holds the lock before and after. */
-static bool spin_for_progress(vn_device *d, int64_t until)
+bool vn_spin_until(bool (*stop)(const void *arg), const void *arg, int64_t until)
 {
-    unsigned seen = atomic_load_explicit(&d->progress, memory_order_acquire);
-    pthread_mutex_unlock(&d->lock);
-    bool moved = false;
-    for (int i = 1; !moved; i++) {
-        moved = atomic_load_explicit(&d->progress, memory_order_acquire) != seen;
-        if (i % 64 == 0 && vn_now_ns() > until) break;
+    for (int i = 1;; i++) {
+        if (stop(arg)) return true;
+        if (i % 64 == 0 && vn_now_ns() > until) return false;
 #if defined(__x86_64__) || defined(__i386__)
         _mm_pause();
 #endif
     }
+}
+
+typedef struct progress_watch {
+    const vn_device *d;
+    unsigned seen;
+} progress_watch;
+
+static bool progress_moved(const void *arg)
+{
+    const progress_watch *w = arg;
+    return atomic_load_explicit(&w->d->progress, memory_order_acquire) != w->seen;
+}
+
+/* Spins without the lock until the device made progress or `until` passed;
+ * true on progress. The caller holds the lock before and after. */
+static bool spin_for_progress(vn_device *d, int64_t until)
+{
+    progress_watch w = {d, atomic_load_explicit(&d->progress, memory_order_acquire)};
+    pthread_mutex_unlock(&d->lock);
+    bool moved = vn_spin_until(progress_moved, &w, until);
     pthread_mutex_lock(&d->lock);
     return moved;
 }
 
-void vn_host_wait_spin_locked(vn_device *d, bool (*done)(void *arg), void *arg)
+void vn_host_wait_spin_locked(vn_device *d, bool (*done)(const void *arg), const void *arg)
 {
     /* Spin only while some worker sleeps (a CPU is free for us) and not all
      * of them do (all asleep or just signalled: the one woken may be placed
@@ -96,7 +111,7 @@ void vn_host_wait_spin_locked(vn_device *d, bool (*done)(void *arg), void *arg)
 }
 
 vn_status vn_host_wait_locked(vn_device *d, pthread_cond_t *cv, int32_t *waiters,
-                              bool (*done)(void *arg), void *arg, int64_t timeout_ms,
+                              bool (*done)(const void *arg), const void *arg, int64_t timeout_ms,
                               const char *what)
 {
     if (done(arg)) return VN_OK;
