@@ -6,6 +6,7 @@
 #ifndef VINCI_TESTS_VT_TENSOR_H
 #define VINCI_TESTS_VT_TENSOR_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "vinci/ops.h"
@@ -18,6 +19,25 @@ static inline vn_tensor_desc vt_desc(vn_dtype dt, int32_t rank, const int64_t *d
     d.rank = rank;
     for (int32_t i = 0; i < rank; i++) d.dims[i] = dims[i];
     return d;
+}
+
+/* Plans operator `name` on the inputs' descriptors, runs it once on ti -> to
+ * (with its workspace) and destroys the plan; the first failing status. */
+static inline vn_status vt_op_once(const char *name, const vn_tensor *ti, int32_t nin,
+                                   const vn_attrs *attrs, vn_tensor *to, int32_t nout)
+{
+    vn_tensor_desc in[16];
+    if (nin > 16) return VN_ERR_INVALID_ARG;
+    for (int32_t k = 0; k < nin; k++) in[k] = ti[k].desc;
+    vn_op_plan *plan = NULL;
+    vn_status st = vn_op_plan_create(NULL, name, in, nin, attrs, &plan);
+    if (st != VN_OK) return st;
+    size_t ws = vn_op_plan_workspace(plan);
+    void *w = ws ? malloc(ws) : NULL;
+    st = ws && !w ? VN_ERR_OUT_OF_MEMORY : vn_op_run(plan, ti, nin, to, nout, w);
+    free(w);
+    vn_op_plan_destroy(plan);
+    return st;
 }
 
 /* Element access is kept out of line: inlined into callers with small

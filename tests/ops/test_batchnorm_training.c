@@ -108,15 +108,12 @@ static void run_case(vt_rng *r, vn_dtype dt, const bn_case *k)
                      {.name = "momentum", .type = VN_ATTR_FLOAT, .f = k->momentum},
                      {.name = "training_mode", .type = VN_ATTR_INT, .i = 1}};
     vn_attrs attrs = {at, 3};
-    vn_op_plan *plan = NULL;
-    VT_OK(vn_op_plan_create(NULL, "BatchNormalization", in, 5, &attrs, &plan));
-    if (plan) {
-        size_t ws = vn_op_plan_workspace(plan);
-        void *w = ws ? malloc(ws) : NULL;
-        vn_tensor ti[5] = {
-            {in[0], x}, {in[1], prm[0]}, {in[2], prm[1]}, {in[3], prm[2]}, {in[4], prm[3]}};
-        vn_tensor to[3] = {{in[0], y}, {in[3], run[0]}, {in[4], run[1]}};
-        VT_OK(vn_op_run(plan, ti, 5, to, 3, w));
+    vn_tensor ti[5] = {
+        {in[0], x}, {in[1], prm[0]}, {in[2], prm[1]}, {in[3], prm[2]}, {in[4], prm[3]}};
+    vn_tensor to[3] = {{in[0], y}, {in[3], run[0]}, {in[4], run[1]}};
+    vn_status st = vt_op_once("BatchNormalization", ti, 5, &attrs, to, 3);
+    VT_OK(st);
+    if (st == VN_OK) {
         ref_stats(dt, x, k->dims, k->rank, mean, var);
         double ey = check_y(dt, k, x, y, prm, mean, var);
         double em = check_running(dt, k, run[0], prm[2], mean);
@@ -125,8 +122,6 @@ static void run_case(vt_rng *r, vn_dtype dt, const bn_case *k)
                  "%s rank %d C %lld momentum %g centre %g: Y %.2f, running_mean %.2f, "
                  "running_var %.2f of the bound",
                  vn_dtype_name(dt), (int)k->rank, (long long)c, k->momentum, k->centre, ey, em, ev);
-        free(w);
-        vn_op_plan_destroy(plan);
     }
     free(x), free(y), free(mean), free(var);
     for (int i = 0; i < 4; i++) free(prm[i]);

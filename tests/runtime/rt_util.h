@@ -27,6 +27,20 @@ static inline vn_device *rt_device(int32_t workers)
     return d;
 }
 
+/* A block that multiplies to a subnormal (1e-30 * 1e-9 = 1e-39): result 0
+ * where the thread flushes denormals, else the subnormal. */
+typedef struct denormal_ctx {
+    volatile float tiny, scale;
+    float result;
+} denormal_ctx;
+
+static inline void denormal_block(void *ctx, int32_t worker, int32_t block)
+{
+    (void)worker, (void)block;
+    denormal_ctx *c = ctx;
+    c->result = c->tiny * c->scale;
+}
+
 /* A task that spins (yielding) until its gate opens. */
 static inline vn_status rt_gate_block(void *ctx, int32_t worker, int32_t block)
 {

@@ -14,7 +14,6 @@
 
 #include "alloc_fixture.h"
 
-
 /* A thread running one function; join returns what it recorded. */
 typedef struct job {
     vn_device *dev;

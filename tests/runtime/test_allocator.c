@@ -13,7 +13,6 @@
 
 #include "alloc_fixture.h"
 
-
 /* Until vn_stream_destroy calls the allocator's hook itself, call it here
  * (after the stream is idle); calling it twice is harmless. */
 static void stream_free(vn_stream *s)

@@ -233,26 +233,14 @@ static void test_guests_exhausted(void)
 }
 
 /* The caller's own MXCSR is untouched; its blocks still flush denormals. */
-typedef struct fp_ctx {
-    volatile float tiny, scale;
-    float result;
-} fp_ctx;
-
-static void fp_block(void *ctx, int32_t worker, int32_t block)
-{
-    (void)worker, (void)block;
-    fp_ctx *c = ctx;
-    c->result = c->tiny * c->scale; /* 1e-39: subnormal */
-}
-
 static void test_caller_fp_mode(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     for (int32_t n = 1; n <= 2; n++) {
         vn_device *d = rt_device(n);
         unsigned before = _mm_getcsr();
-        fp_ctx c = {1e-30f, 1e-9f, -1.0f};
-        VT_OK(vn_device_run_blocks(d, 1, fp_block, &c));
+        denormal_ctx c = {1e-30f, 1e-9f, -1.0f};
+        VT_OK(vn_device_run_blocks(d, 1, denormal_block, &c));
         VT_CHECK(c.result == 0.0f, "%d workers: the caller's block kept a denormal: %g", n,
                  (double)c.result);
         VT_CHECK(_mm_getcsr() == before, "MXCSR %#x after, %#x before", _mm_getcsr(), before);

@@ -30,18 +30,6 @@ static void test_cgroup_parsing(void)
     vn_device_destroy(d);
 }
 
-typedef struct denormal_ctx {
-    volatile float tiny, scale;
-    float result;
-} denormal_ctx;
-
-static void denormal_block(void *ctx, int32_t worker, int32_t block)
-{
-    (void)worker, (void)block;
-    denormal_ctx *c = ctx;
-    c->result = c->tiny * c->scale; /* 1e-39: subnormal */
-}
-
 static void test_flush_to_zero(void)
 {
     for (int keep = 0; keep < 2; keep++) {
