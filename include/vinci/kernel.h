@@ -30,6 +30,13 @@
  *     use the _pad forms for tails;
  *   - vector instructions in repeat form process 256 bytes per repeat (8 blocks of
  *     32 B), with block and repeat strides in 32-byte units and a lane bit mask.
+ *
+ * Copies into VECIN and out of VECOUT queue buffers are asynchronous, as the
+ * hardware's MTE2 / MTE3 pipes are: in release mode they may complete later,
+ * interleaved with each other (which is how one core keeps several streams of
+ * memory traffic in flight). Their data is there for vn_deque, for every vector
+ * and cube instruction and for later copies (program order); scalar code that
+ * reads such a buffer through vn_ptr must come after vn_deque or vn_pipe_barrier.
  */
 #ifndef VINCI_KERNEL_H
 #define VINCI_KERNEL_H
@@ -65,6 +72,9 @@ int32_t vn_block_num(const vn_core *core);
 int64_t vn_core_arena_size(const vn_core *core, vn_arena arena);
 /* Tell checked mode which tile / loop iteration is running (shown in errors). */
 void vn_set_loop(vn_core *core, int64_t index);
+/* Complete every pending copy of this block (the hardware's PipeBarrier): for
+ * scalar code that reads or writes a queue buffer outside the queue protocol. */
+void vn_pipe_barrier(vn_core *core);
 
 /* ---- global tensors --------------------------------------------------------- */
 

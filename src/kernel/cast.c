@@ -252,6 +252,7 @@ static bool vn_cast_mode_ok(vn_dtype dst, vn_round mode)
 
 void vn_cast_(vn_core *core, vn_local dst, vn_local src, vn_round mode, int64_t n, vn_site site)
 {
+    vn_xfer_sync(core);
     vn_cast_fn f = vn_dtype_valid(src.dtype) && vn_dtype_valid(dst.dtype)
                        ? vn_cast_table[src.dtype][dst.dtype]
                        : NULL;

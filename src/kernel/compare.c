@@ -105,6 +105,7 @@ static void vn_compare_run(vn_core *core, vn_local dst, vn_local a, const vn_loc
 void vn_compare_(vn_core *core, vn_local dst, vn_local a, vn_local b, vn_cmp cmp, int64_t n,
                  vn_site site)
 {
+    vn_xfer_sync(core);
     vn_compare_run(core, dst, a, &b, 0.0, cmp, n, "vn_compare", site);
 }
 
@@ -112,6 +113,7 @@ void vn_compare_(vn_core *core, vn_local dst, vn_local a, vn_local b, vn_cmp cmp
 void vn_compare_scalar_(vn_core *core, vn_local dst, vn_local a, double s, vn_cmp cmp, int64_t n,
                         vn_site site)
 {
+    vn_xfer_sync(core);
     uint8_t cell[8];
     vn_scalar_store(a.dtype, cell, s);
     vn_compare_run(core, dst, a, NULL, vn_scalar_load(a.dtype, cell), cmp, n, "vn_compare_scalar",
@@ -156,6 +158,7 @@ static void vn_select_checks(vn_core *core, vn_local dst, vn_local mask, vn_loca
 void vn_select_(vn_core *core, vn_local dst, vn_local mask, vn_local a, vn_local b, int64_t n,
                 vn_site site)
 {
+    vn_xfer_sync(core);
     size_t size = vn_dtype_size(dst.dtype);
     if (size == 0) vn_core_fail(core, site, "vn_select", "invalid dtype %d", (int)dst.dtype);
     if (core->checked) vn_select_checks(core, dst, mask, a, &b, n, "vn_select", site);
@@ -166,6 +169,7 @@ void vn_select_(vn_core *core, vn_local dst, vn_local mask, vn_local a, vn_local
 void vn_select_scalar_(vn_core *core, vn_local dst, vn_local mask, vn_local a, double s, int64_t n,
                        vn_site site)
 {
+    vn_xfer_sync(core);
     size_t size = vn_dtype_size(dst.dtype);
     if (size == 0) vn_core_fail(core, site, "vn_select_scalar", "invalid dtype %d", (int)dst.dtype);
     if (core->checked) vn_select_checks(core, dst, mask, a, NULL, n, "vn_select_scalar", site);

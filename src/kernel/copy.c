@@ -80,9 +80,15 @@ void vn_copy_in_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, int64_
         vn_check_write(core, dst, 0, bytes, "vn_copy_in", site);
     }
     if (bytes <= 0) return;
-    vn_prefetch_drop(); /* what is still queued, this copy or the next fetches anyway */
-    memcpy(dst.data, (const uint8_t *)src.data + src_off * size, (size_t)bytes);
+    const uint8_t *from = (const uint8_t *)src.data + src_off * size;
     core->counters.bytes_in += bytes;
+    if (vn_xfer_deferrable(core, dst, VN_VECIN)) {
+        vn_xfer_push(core, dst.data, from, bytes, false);
+        return;
+    }
+    vn_xfer_sync(core);
+    vn_prefetch_drop(); /* what is still queued, this copy or the next fetches anyway */
+    memcpy(dst.data, from, (size_t)bytes);
 }
 
 void vn_copy_out_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, int64_t count,
@@ -97,9 +103,15 @@ void vn_copy_out_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, int64
         vn_check_read(core, src, 0, bytes, "vn_copy_out", site);
     }
     if (bytes <= 0) return;
-    if (dst.hint != VN_CACHE_STREAM) vn_prefetch_issue(bytes / 64 * 2);
-    vn_gm_store(dst, (uint8_t *)dst.data + dst_off * size, src.data, (size_t)bytes);
+    uint8_t *to = (uint8_t *)dst.data + dst_off * size;
     core->counters.bytes_out += bytes;
+    if (vn_xfer_deferrable(core, src, VN_VECOUT)) {
+        vn_xfer_push(core, to, src.data, bytes, dst.hint == VN_CACHE_STREAM);
+        return;
+    }
+    vn_xfer_sync(core);
+    if (dst.hint != VN_CACHE_STREAM) vn_prefetch_issue(bytes / 64 * 2);
+    vn_gm_store(dst, to, src.data, (size_t)bytes);
 }
 
 /* ---- prefetch ------------------------------------------------------------------ */
@@ -140,6 +152,7 @@ void vn_copy_in_strided_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off
         for (int64_t i = 0; i < p.block_count; i++)
             vn_check_write(core, dst, i * local_step, len, call, site);
     }
+    vn_xfer_sync(core); /* immediate copies keep program order */
     const uint8_t *g = (const uint8_t *)src.data + src_off * size;
     uint8_t *l = dst.data;
     for (int64_t i = 0; i < p.block_count; i++)
@@ -164,6 +177,7 @@ void vn_copy_out_strided_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local sr
         for (int64_t i = 0; i < p.block_count; i++)
             vn_check_read(core, src, i * local_step, len, call, site);
     }
+    vn_xfer_sync(core); /* immediate copies keep program order */
     uint8_t *g = (uint8_t *)dst.data + dst_off * size;
     const uint8_t *l = src.data;
     for (int64_t i = 0; i < p.block_count; i++)
@@ -264,6 +278,7 @@ void vn_copy_in_pad_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, vn
         for (int64_t i = 0; i < p.block_count; i++)
             vn_check_write(core, dst, i * local_step, row, call, site);
     }
+    vn_xfer_sync(core); /* immediate copies keep program order */
     uint8_t elem[8];
     encode_value(src.dtype, pad.value, elem);
     const uint8_t *g = (const uint8_t *)src.data + src_off * size;
@@ -293,6 +308,7 @@ void vn_copy_out_pad_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, v
         for (int64_t i = 0; i < p.block_count; i++)
             vn_check_read(core, src, i * local_step, p.block_len, call, site);
     }
+    vn_xfer_sync(core); /* immediate copies keep program order */
     uint8_t *g = (uint8_t *)dst.data + dst_off * size;
     for (int64_t i = 0; i < p.block_count; i++)
         vn_gm_store(dst, g + i * gm_step, (const uint8_t *)src.data + i * local_step, p.block_len);

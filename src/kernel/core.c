@@ -33,6 +33,11 @@ void vn_set_loop(vn_core *core, int64_t index)
     core->loop = index;
 }
 
+void vn_pipe_barrier(vn_core *core)
+{
+    vn_xfer_sync(core);
+}
+
 /* ---- positions -------------------------------------------------------------- */
 
 static const vn_arena position_arena[VN_POSITION_COUNT] = {

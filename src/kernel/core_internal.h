@@ -18,8 +18,9 @@
 
 #include "vinci/kernel.h"
 
-#define VN_MAX_QUEUES 64        /* per block, like the hardware's buffer budget */
+#define VN_MAX_QUEUES        64 /* per block, like the hardware's buffer budget */
 #define VN_MAX_QUEUE_BUFFERS 8  /* per queue */
+#define VN_MAX_XFERS         8  /* pending asynchronous copies per block (xfer.c) */
 
 typedef enum vn_slot_state {
     VN_SLOT_FREE = 0, /* available to alloc */
@@ -32,20 +33,27 @@ struct vn_queue {
     int16_t id;
     vn_position position;
     vn_dtype dtype;
-    int32_t num;        /* buffers */
-    int32_t depth;      /* max enqueued at once */
-    int64_t count;      /* elements per buffer */
-    int64_t buf_bytes;  /* bytes per buffer, a multiple of 32 */
-    uint8_t *base;      /* first buffer */
+    int32_t num;       /* buffers */
+    int32_t depth;     /* max enqueued at once */
+    int64_t count;     /* elements per buffer */
+    int64_t buf_bytes; /* bytes per buffer, a multiple of 32 */
+    uint8_t *base;     /* first buffer */
     vn_slot_state state[VN_MAX_QUEUE_BUFFERS];
     int32_t fifo[VN_MAX_QUEUE_BUFFERS]; /* enqueued slots in order */
     int32_t fifo_head, fifo_len;
-    int32_t next_alloc; /* round-robin start for alloc */
     /* checked mode: where the queue was made and where each slot last changed
      * state, so a leak at kernel end names the vn_alloc / vn_deque that took it */
     vn_site site;
     vn_site slot_site[VN_MAX_QUEUE_BUFFERS];
 };
+
+/* A pending asynchronous copy (xfer.c). */
+typedef struct vn_xfer {
+    uint8_t *dst;
+    const uint8_t *src;
+    int64_t bytes;
+    bool stream; /* non-temporal stores (a VN_CACHE_STREAM copy-out) */
+} vn_xfer;
 
 struct vn_core {
     int32_t block_idx, block_num;
@@ -62,6 +70,12 @@ struct vn_core {
     int32_t num_queues;
 
     vn_kernel_counters counters; /* this block's (wall_ms unused) */
+
+    /* the copy engine (xfer.c): pending copies of VECIN / VECOUT buffers */
+    vn_xfer xfers[VN_MAX_XFERS];
+    int32_t num_xfers;
+    bool xfer_async;    /* copies may be deferred (release mode) */
+    bool xfer_streamed; /* non-temporal stores since the last fence */
 
     /* failure: first violation of this block */
     jmp_buf *bail;
@@ -96,6 +110,29 @@ void vn_queue_check_leaks(vn_core *core);
 /* Mark written without checks (used by release-mode-agnostic helpers). */
 void vn_shadow_mark(vn_core *core, const void *p, int64_t bytes);
 void vn_shadow_clear(vn_core *core, const void *p, int64_t bytes);
+
+/* The copy engine (xfer.c). vn_xfer_push records a copy (flushing first
+ * when it overlaps a pending one or the table is full); vn_xfer_flush
+ * executes every pending copy, interleaved; vn_xfer_finish also fences
+ * non-temporal stores (block end). vn_xfer_sync is the check every
+ * instruction makes before it touches memory. */
+void vn_xfer_push(vn_core *core, void *dst, const void *src, int64_t bytes, bool stream);
+void vn_xfer_flush(vn_core *core);
+void vn_xfer_finish(vn_core *core);
+bool vn_xfer_touches(const vn_core *core, const void *p, int64_t bytes);
+bool vn_xfer_async_enabled(void); /* false when VINCI_ASYNC_COPY=0 */
+static inline void vn_xfer_sync(vn_core *core)
+{
+    if (core->num_xfers) vn_xfer_flush(core);
+}
+/* Whether a copy between global memory and local `t` may be deferred: release
+ * mode, and t is a buffer of a queue at `position` (VECIN for copy-in, VECOUT
+ * for copy-out: the MTE2 / MTE3 ends of the pipe). */
+static inline bool vn_xfer_deferrable(const vn_core *core, vn_local t, vn_position position)
+{
+    return core->xfer_async && t.owner >= 0 && t.owner < core->num_queues &&
+           core->queues[t.owner].position == position;
+}
 
 /* memcpy with non-temporal stores (copy_stream.c): for VN_CACHE_STREAM outputs. */
 void vn_copy_streaming(void *dst, const void *src, size_t bytes);

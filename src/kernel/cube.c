@@ -125,11 +125,13 @@ static void load_common(vn_core *core, bool is_a, vn_local dst, vn_mat src, int6
 
 void vn_cube_load_a_(vn_core *core, vn_local dst, vn_mat src, int64_t m, int64_t k, vn_site site)
 {
+    vn_xfer_sync(core);
     load_common(core, true, dst, src, m, k, site);
 }
 
 void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t n, vn_site site)
 {
+    vn_xfer_sync(core);
     load_common(core, false, dst, src, n, k, site);
 }
 
@@ -140,6 +142,7 @@ void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t
 void vn_cube_load_b_packed_(vn_core *core, vn_local dst, vn_gm packed, int64_t K, int64_t k0,
                             int64_t k, int64_t n0, int64_t n, vn_site site)
 {
+    vn_xfer_sync(core);
     const char *call = "vn_cube_load_b_packed";
     vn_cube_shape s = vn_cube_shape_of(dst.dtype);
     if (s.mr == 0 || (dst.dtype == VN_U8) || packed.dtype != dst.dtype)
@@ -229,6 +232,7 @@ static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int
 void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
                    int64_t k, bool init, vn_site site)
 {
+    vn_xfer_sync(core);
     if (!mmad_types_ok(c.dtype, a.dtype, b.dtype))
         vn_core_fail(core, site, "vn_cube_mmad", "no cube operation %s x %s -> %s",
                      vn_dtype_name(a.dtype), vn_dtype_name(b.dtype), vn_dtype_name(c.dtype));
@@ -246,6 +250,7 @@ void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m,
 void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, int64_t K, int64_t m,
                           int64_t k0, int64_t k, int64_t n0, int64_t n, bool init, vn_site site)
 {
+    vn_xfer_sync(core);
     const char *call = "vn_cube_mmad_packed";
     if (!mmad_types_ok(c.dtype, a.dtype, packed.dtype))
         vn_core_fail(core, site, call, "no cube operation %s x packed %s -> %s",

@@ -309,6 +309,7 @@ static void fixpipe_check(vn_core *core, vn_mat dst, vn_local src, int64_t m, in
 void vn_cube_fixpipe_(vn_core *core, vn_mat dst, vn_local src, int64_t m, int64_t n,
                       const vn_fixpipe *fp, vn_site site)
 {
+    vn_xfer_sync(core);
     static const vn_fixpipe plain = {.alpha = 1.0f};
     if (!fp) fp = &plain;
     if ((src.dtype != VN_F32 && src.dtype != VN_I32) || !out_ok(src.dtype, dst.gm.dtype, fp->raw))

@@ -75,6 +75,9 @@ static void reset_core(vn_core *core, launch_ctx *lc, int32_t worker, int32_t bl
         if (shadow) shadow += core->arena_size[a];
     }
     core->num_queues = 0;
+    core->num_xfers = 0;
+    core->xfer_async = !lc->checked && vn_xfer_async_enabled();
+    core->xfer_streamed = false;
     memset(&core->counters, 0, sizeof core->counters);
     core->bail = NULL;
     core->status = VN_OK;
@@ -88,6 +91,7 @@ static void run_kernel(vn_core *core, const vn_launch_desc *desc)
     core->bail = &bail;
     if (setjmp(bail) == 0) {
         desc->kernel(core, desc->args);
+        vn_xfer_finish(core);
         if (core->checked) vn_queue_check_leaks(core);
     }
     core->bail = NULL;

@@ -22,19 +22,28 @@ static const char *const state_names[] = {
     [VN_SLOT_TAKEN] = "dequeued, not freed",
 };
 
-/* Takes `bytes` (a multiple of 32) from the arena of `position`. */
-static uint8_t *carve(vn_core *core, vn_position position, int64_t bytes, const char *call,
-                      const char *what, vn_site site)
+/* Takes `num` x `each` bytes (a multiple of 32) from the arena of `position`
+ * for a queue (num buffers) or a buffer (num 0). */
+static uint8_t *carve(vn_core *core, vn_position position, int32_t num, int64_t each,
+                      const char *call, vn_site site)
 {
     vn_arena a = vn_position_arena(position);
     if (a == VN_ARENA_COUNT) vn_core_fail(core, site, call, "invalid position %d", (int)position);
-    int64_t left = core->arena_size[a] - core->arena_used[a];
-    if (bytes > left)
+    int64_t bytes = each * (num > 0 ? num : 1), left = core->arena_size[a] - core->arena_used[a];
+    if (bytes > left) {
+        char what[96];
+        if (num > 0)
+            snprintf(what, sizeof what, "a %s queue of %d x %lld bytes", vn_position_name(position),
+                     (int)num, (long long)each);
+        else
+            snprintf(what, sizeof what, "a %s buffer of %lld bytes", vn_position_name(position),
+                     (long long)each);
         vn_core_fail(core, site, call,
                      "scratch overflow: %s needs %lld bytes of %s but only %lld of %lld are left "
                      "(%lld already carved)",
                      what, (long long)bytes, vn_arena_name(a), (long long)left,
                      (long long)core->arena_size[a], (long long)core->arena_used[a]);
+    }
     uint8_t *p = core->arena[a] + core->arena_used[a];
     core->arena_used[a] += bytes;
     if (core->arena_used[a] > core->counters.scratch_high_water[a])
@@ -63,10 +72,7 @@ vn_queue *vn_queue_new_(vn_core *core, vn_position position, int32_t num, int64_
     if (bytes < 0)
         vn_core_fail(core, site, call, "bad buffer of %lld elements of dtype %s", (long long)count,
                      vn_dtype_name(dtype));
-    char what[96];
-    snprintf(what, sizeof what, "a %s queue of %d x %lld bytes", vn_position_name(position),
-             (int)num, (long long)bytes);
-    uint8_t *base = carve(core, position, bytes * num, call, what, site);
+    uint8_t *base = carve(core, position, num, bytes, call, site);
 
     vn_queue *q = &core->queues[core->num_queues];
     *q = (struct vn_queue){0};
@@ -111,18 +117,31 @@ static void fail_full(vn_core *core, vn_queue *q, vn_site site)
                  n[VN_SLOT_QUEUED], n[VN_SLOT_TAKEN]);
 }
 
+/* The free slot to hand out: the first one no pending copy still uses, so a
+ * buffer freed after compute is reused at once (a small working set that
+ * stays in L1) while one whose copy-out is in flight is left alone; if all
+ * are in use by copies, the first free one after the copies complete. */
+static int32_t pick_slot(vn_core *core, vn_queue *q)
+{
+    int32_t first_free = -1;
+    for (int32_t s = 0; s < q->num; s++) {
+        if (q->state[s] != VN_SLOT_FREE) continue;
+        if (!vn_xfer_touches(core, q->base + s * q->buf_bytes, q->buf_bytes)) return s;
+        if (first_free < 0) first_free = s;
+    }
+    if (first_free >= 0) vn_xfer_flush(core);
+    return first_free;
+}
+
 vn_local vn_alloc_(vn_core *core, vn_queue *q, vn_site site)
 {
-    int32_t slot = q->next_alloc;
-    int32_t i = 0;
-    while (i < q->num && q->state[slot] != VN_SLOT_FREE) {
-        slot = slot + 1 == q->num ? 0 : slot + 1;
-        i++;
+    int32_t slot = pick_slot(core, q);
+    if (slot < 0) {
+        if (core->checked) fail_full(core, q, site);
+        slot = 0; /* release mode: the hardware would hang; hand out buffer 0 */
     }
-    if (i == q->num && core->checked) fail_full(core, q, site);
     q->state[slot] = VN_SLOT_HELD;
     q->slot_site[slot] = site;
-    q->next_alloc = slot + 1 == q->num ? 0 : slot + 1;
     vn_local t = slot_tensor(q, slot);
     if (core->checked) vn_shadow_clear(core, t.data, q->buf_bytes);
     return t;
@@ -170,6 +189,7 @@ void vn_enque_(vn_core *core, vn_queue *q, vn_local t, vn_site site)
 
 vn_local vn_deque_(vn_core *core, vn_queue *q, vn_site site)
 {
+    vn_xfer_sync(core); /* the protocol's "the data has arrived" */
     if (core->checked && q->fifo_len == 0)
         vn_core_fail(core, site, "vn_deque",
                      "dequeue from an empty %s queue %d: nothing was enqueued",
@@ -207,10 +227,7 @@ vn_local vn_buf_new_(vn_core *core, vn_position position, int64_t count, vn_dtyp
     if (bytes < 0)
         vn_core_fail(core, site, "vn_buf_new", "bad buffer of %lld elements of dtype %s",
                      (long long)count, vn_dtype_name(dtype));
-    char what[96];
-    snprintf(what, sizeof what, "a %s buffer of %lld bytes", vn_position_name(position),
-             (long long)bytes);
-    uint8_t *p = carve(core, position, bytes, "vn_buf_new", what, site);
+    uint8_t *p = carve(core, position, 0, bytes, "vn_buf_new", site);
     if (core->checked) vn_shadow_clear(core, p, bytes);
     vn_local t = {p, (int32_t)bytes, dtype, -1, -1};
     return t;

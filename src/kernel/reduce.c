@@ -97,6 +97,7 @@ static void vn_reduce_check_kind(vn_core *core, vn_reduce kind, vn_dtype dtype, 
 
 void vn_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src, int64_t n, vn_site site)
 {
+    vn_xfer_sync(core);
     vn_reduce_check_kind(core, kind, src.dtype, "vn_reduce", site);
     if (core->checked) {
         if (n < 0) vn_core_fail(core, site, "vn_reduce", "negative count %lld", (long long)n);
@@ -173,6 +174,7 @@ static void vn_rep_reduce_run(vn_core *core, vn_local dst, vn_local src, vn_rep_
 void vn_block_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src, vn_mask mask,
                       int32_t repeat, uint16_t src_blk, uint16_t src_rep, vn_site site)
 {
+    vn_xfer_sync(core);
     vn_rep_reduce p = {kind, mask, repeat, src_blk, src_rep, true, "vn_block_reduce"};
     vn_rep_reduce_run(core, dst, src, p, site);
 }
@@ -180,6 +182,7 @@ void vn_block_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src,
 void vn_repeat_reduce_(vn_core *core, vn_reduce kind, vn_local dst, vn_local src, vn_mask mask,
                        int32_t repeat, uint16_t src_blk, uint16_t src_rep, vn_site site)
 {
+    vn_xfer_sync(core);
     vn_rep_reduce p = {kind, mask, repeat, src_blk, src_rep, false, "vn_repeat_reduce"};
     vn_rep_reduce_run(core, dst, src, p, site);
 }

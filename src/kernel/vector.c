@@ -39,6 +39,7 @@ static void vn_vec_check_first_n(vn_core *core, vn_vop op, vn_local dst, const v
 
 void vn_vunary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, int64_t n, vn_site site)
 {
+    vn_xfer_sync(core);
     vn_vec_check_op(core, op, VN_VOP_UNARY, dst.dtype, site);
     if (core->checked) vn_vec_check_first_n(core, op, dst, &a, 1, n, site);
     vn_vec_compute(op, dst.dtype, dst.data, a.data, NULL, 0.0, n);
@@ -48,6 +49,7 @@ void vn_vunary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, int64_t n, v
 void vn_vbinary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_local b, int64_t n,
                  vn_site site)
 {
+    vn_xfer_sync(core);
     vn_vec_check_op(core, op, VN_VOP_BINARY, dst.dtype, site);
     if (core->checked) vn_vec_check_first_n(core, op, dst, (vn_local[]){a, b}, 2, n, site);
     vn_vec_compute(op, dst.dtype, dst.data, a.data, b.data, 0.0, n);
@@ -57,6 +59,7 @@ void vn_vbinary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_local b,
 void vn_vscalar_(vn_core *core, vn_vop op, vn_local dst, vn_local a, double s, int64_t n,
                  vn_site site)
 {
+    vn_xfer_sync(core);
     vn_vec_check_op(core, op, VN_VOP_SCALAR, dst.dtype, site);
     if (core->checked) vn_vec_check_first_n(core, op, dst, &a, 1, n, site);
     vn_vec_compute(op, dst.dtype, dst.data, a.data, NULL, s, n);
@@ -66,6 +69,7 @@ void vn_vscalar_(vn_core *core, vn_vop op, vn_local dst, vn_local a, double s, i
 /* One element is encoded, then copied in doubling runs (memcpy speed). */
 void vn_duplicate_(vn_core *core, vn_local dst, double value, int64_t n, vn_site site)
 {
+    vn_xfer_sync(core);
     size_t size = vn_dtype_size(dst.dtype);
     if (size == 0) vn_core_fail(core, site, "vn_duplicate", "invalid dtype %d", (int)dst.dtype);
     if (core->checked) {

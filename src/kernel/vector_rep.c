@@ -175,6 +175,7 @@ static void vn_rep_count(vn_core *core, vn_dtype dtype, vn_mask mask, int32_t re
 void vn_vunary_rep_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_mask mask,
                     int32_t repeat, vn_unary_rep p, vn_site site)
 {
+    vn_xfer_sync(core);
     vn_rep_check_op(core, op, VN_VOP_UNARY, dst.dtype, site);
     vn_rep_strides st = {{p.dst_blk, p.src_blk, 0}, {p.dst_rep, p.src_rep, 0}};
     if (core->checked) vn_rep_check_all(core, op, (vn_local[]){dst, a}, 2, mask, repeat, st, site);
@@ -185,6 +186,7 @@ void vn_vunary_rep_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_mask 
 void vn_vbinary_rep_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_local b, vn_mask mask,
                      int32_t repeat, vn_binary_rep p, vn_site site)
 {
+    vn_xfer_sync(core);
     vn_rep_check_op(core, op, VN_VOP_BINARY, dst.dtype, site);
     vn_rep_strides st = {{p.dst_blk, p.src0_blk, p.src1_blk}, {p.dst_rep, p.src0_rep, p.src1_rep}};
     if (core->checked)
@@ -196,6 +198,7 @@ void vn_vbinary_rep_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_loca
 void vn_vscalar_rep_(vn_core *core, vn_vop op, vn_local dst, vn_local a, double s, vn_mask mask,
                      int32_t repeat, vn_unary_rep p, vn_site site)
 {
+    vn_xfer_sync(core);
     vn_rep_check_op(core, op, VN_VOP_SCALAR, dst.dtype, site);
     vn_rep_strides st = {{p.dst_blk, p.src_blk, 0}, {p.dst_rep, p.src_rep, 0}};
     if (core->checked) vn_rep_check_all(core, op, (vn_local[]){dst, a}, 2, mask, repeat, st, site);

@@ -52,6 +52,7 @@ void vn_layernorm_rows_(vn_core *core, vn_local dst, vn_local src, vn_local gamm
                         int64_t rows, int64_t n, int64_t row_pitch, double eps, vn_norm_mode mode,
                         vn_site site)
 {
+    vn_xfer_sync(core);
     rows_check_dtypes(core, dst, src, call_norm, site);
     if (mode != VN_NORM_LAYER && mode != VN_NORM_RMS)
         vn_core_fail(core, site, call_norm, "invalid mode %d", (int)mode);
@@ -71,6 +72,7 @@ void vn_layernorm_rows_(vn_core *core, vn_local dst, vn_local src, vn_local gamm
 void vn_softmax_rows_(vn_core *core, vn_local dst, vn_local src, int64_t rows, int64_t n,
                       int64_t row_pitch, bool log_softmax, vn_site site)
 {
+    vn_xfer_sync(core);
     rows_check_dtypes(core, dst, src, call_softmax, site);
     if (core->checked) rows_check_extent(core, dst, src, rows, n, row_pitch, call_softmax, site);
     if (rows <= 0 || n <= 0) return;

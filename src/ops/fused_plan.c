@@ -13,7 +13,7 @@
 
 #include "ops/fused.h"
 
-#define TILE_TARGET 4096
+#define TILE_TARGET 1024
 #define CAP_STEP    64
 
 static bool only_inner_varies(const vn_bcast *b, int32_t i)
