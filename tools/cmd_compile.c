@@ -54,7 +54,12 @@ static void print_stats(const vn_model *m)
         vn_tensor_desc d;
         char buf[160];
         vn_model_output(m, i, &name, &d);
-        printf("output %-20s %s\n", name, vn_desc_format(&d, buf, sizeof buf));
+        if (d.rank < 0) /* control flow made it: even the rank is known only at run time */
+            snprintf(buf, sizeof buf, "%s[?]", vn_dtype_name(d.dtype));
+        else
+            vn_desc_format(&d, buf, sizeof buf);
+        printf("output %-20s %s%s\n", name, buf,
+               d.rank < 0 || strstr(buf, "-1") ? " (shape known at run time)" : "");
     }
 }
 

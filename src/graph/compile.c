@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "graph/cf.h"
 #include "graph/compile.h"
 
 #define W     "vn_model_compile"
@@ -54,7 +55,7 @@ static vn_status plan_node(vn_model *m, int32_t node)
     vn_cnode *n = &m->nodes[node];
     if (n->num_inputs > m->max_io) m->max_io = n->num_inputs;
     if (n->num_outputs > m->max_io) m->max_io = n->num_outputs;
-    if (!n->def->plan) return VN_OK;
+    if (!n->def->plan || n->cf) return VN_OK; /* control flow: its bodies are compiled models */
     vn_tensor_desc in[MAXIO], out[MAXIO];
     const void *data[MAXIO];
     vn_attrs attrs;
@@ -84,6 +85,15 @@ static vn_status compile(vn_model *m, int32_t level)
     if (st == VN_OK) st = vn_cg_plan_memory(m);
     if (st == VN_OK) vn_cg_release_packed(m); /* weights held once: packed */
     m->stats.workspace_bytes = m->workspace_bytes;
+    return st;
+}
+
+vn_status vn_cg_compile_built(vn_model *m, int32_t level)
+{
+    m->stats.opt_level = level;
+    vn_status st = compile(m, level);
+    m->final = st == VN_OK;
+    m->stats.nodes_after = m->num_nodes;
     return st;
 }
 
@@ -132,6 +142,7 @@ void vn_model_destroy(vn_model *m)
         vn_cnode *n = &m->nodes[i];
         if (n->plan_data && n->def && n->def->plan_free) n->def->plan_free(n->plan_data);
     }
+    for (int32_t i = 0; i < m->num_cfs; i++) vn_cf_free(m->cfs[i]);
     if (m->release) m->release(m->release_arg); /* plans may point into the mapping */
     vn_gmem_free(&m->mem);
     free(m);

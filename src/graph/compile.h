@@ -36,7 +36,9 @@ enum {
     VN_MEM_ARENA,    /* at `offset` in the context's activation arena */
     VN_MEM_CONST,    /* `data` */
     VN_MEM_INPUT,    /* the caller's input `io_index` */
-    VN_MEM_OUTPUT    /* the output buffer `io_index` (caller's or context's) */
+    VN_MEM_OUTPUT,   /* the output buffer `io_index` (caller's or context's) */
+    VN_MEM_DYNAMIC   /* shape known only at run time (control flow, cf.h): the context's
+                        per-value heap buffer and run-time descriptor */
 };
 
 typedef struct vn_cvalue {
@@ -54,6 +56,8 @@ typedef struct vn_cvalue {
     bool packed_only; /* VN_CV_CONST with no raw bytes (data NULL): every reader's plan
                          holds them packed (loaded so, or released after planning) */
     bool owned;       /* data is the model's own copy (vn_cg_set_const), not the graph's */
+    bool dynamic;     /* produced by If / Loop / Scan with a shape known only at run time:
+                         desc has the dtype, dims -1 where they vary (cf.h) */
 } vn_cvalue;
 
 typedef struct vn_cnode {
@@ -72,6 +76,8 @@ typedef struct vn_cnode {
     const char *fused_from; /* "a;b;c": the source nodes of a fused node, else NULL */
     bool alias;             /* a view whose output shares its input's bytes (compile_views.c): a run
                                only forwards the input's pointer to the output */
+    struct vn_cf *cf;       /* If / Loop / Scan: subgraphs and their compiled models (cf.h); the
+                               inputs past cf->num_explicit are the outer values they read */
 } vn_cnode;
 
 /* A graph output the run must copy (it is an input, a constant or another
@@ -100,6 +106,12 @@ struct vn_model {
      * vn_model_destroy calls release(release_arg) after freeing the plans. */
     void (*release)(void *arg);
     void *release_arg;
+    /* Control flow (cf.h): every vn_cf this model made, dead nodes' too (freed
+     * with the model); the graph and level its subgraphs compile with. */
+    struct vn_cf **cfs;
+    int32_t num_cfs, cap_cfs;
+    vn_graph *graph;
+    int32_t opt_level;
 };
 
 /* ---- building (compile_build.c) ------------------------------------------------- */
@@ -115,6 +127,17 @@ vn_status vn_cg_build(vn_graph *g, const vn_compile_options *opt, vn_model **out
  * constant value takes over every read; the input stays). */
 vn_status vn_cg_build_specialised(vn_graph *g, const vn_compile_options *opt, vn_cg_values values,
                                   vn_model **out);
+/* A model under construction from subgraph `body` (If / Loop / Scan, cf.h):
+ * its inputs are the body's inputs, then the outer values it reads (in the
+ * order of vn_cf_outer_values), with descriptors `descs`; inputs whose
+ * `data` is non-NULL are constants (specialised: the input stays). `name`
+ * prefixes its messages. */
+vn_status vn_cg_build_body(vn_graph *g, const vn_gbody *body, const vn_compile_options *opt,
+                           const char *name, const vn_tensor_desc *descs, const void *const *data,
+                           int32_t num, vn_model **out);
+/* Passes, plans and memory plan of a built model: what vn_model_compile does
+ * after building (compile.c); the model is final on success. */
+vn_status vn_cg_compile_built(vn_model *m, int32_t level);
 /* Whether compiles specialise on input tensor t (vn_model_compile_specialised). */
 bool vn_cg_specialisable(const vn_tensor *t);
 /* Add an anonymous or named value; returns its index or -1. */
@@ -181,5 +204,19 @@ vn_status vn_cg_plan_memory(vn_model *m);
 /* ---- execution (exec.c) ------------------------------------------------------------- */
 /* Run every node with the context's bound pointers (the caller's thread). */
 vn_status vn_exec_nodes(const vn_model *m, vn_model_ctx *ctx);
+/* Value v as this run sees it: its run-time descriptor when dynamic. */
+vn_tensor vn_exec_value(const vn_model *m, const vn_model_ctx *ctx, int32_t v);
+/* Where node output v with run-time descriptor d goes: its planned memory
+ * (d must be its compiled descriptor) or, for a dynamic value, the
+ * context's buffer, grown to fit. */
+vn_status vn_exec_output(const vn_model *m, vn_model_ctx *ctx, int32_t v, const vn_tensor_desc *d,
+                         void **out);
+/* Run with inputs by position (descriptors must be the compiled ones) and
+ * outputs into dst[i] where given (non-dynamic outputs only), else the
+ * context's buffers; read them with vn_exec_result. */
+vn_status vn_exec_run_positional(const vn_model *m, vn_model_ctx *ctx, const vn_tensor *inputs,
+                                 void *const *dst);
+/* Output i of the last run (run-time descriptor when dynamic). */
+vn_tensor vn_exec_result(const vn_model *m, const vn_model_ctx *ctx, int32_t i);
 
 #endif /* VINCI_GRAPH_COMPILE_H */

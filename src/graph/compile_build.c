@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/cf.h"
 #include "graph/compile.h"
 #include "graph/infer.h"
 
@@ -92,8 +93,9 @@ int32_t vn_cg_num_uses(const vn_model *m, int32_t v)
 
 typedef struct builder {
     vn_graph *g;
+    const vn_gbody *b; /* the main graph or a subgraph */
     vn_model *m;
-    int32_t *map; /* graph value -> model value, -1 until referenced */
+    int32_t *map; /* body value -> model value, -1 until referenced */
 } builder;
 
 /* The model value for graph value gv, created on first use. */
@@ -101,8 +103,10 @@ static int32_t value_of(builder *bd, int32_t gv)
 {
     if (gv < 0) return -1;
     if (bd->map[gv] >= 0) return bd->map[gv];
-    const vn_gvalue *src = &bd->g->main->values[gv];
-    int32_t kind = src->constant ? VN_CV_CONST : src->kind == VN_GV_INPUT ? VN_CV_INPUT : VN_CV_ACT;
+    const vn_gvalue *src = &bd->b->values[gv];
+    int32_t kind = src->constant                                          ? VN_CV_CONST
+                   : src->kind == VN_GV_INPUT || src->kind == VN_GV_OUTER ? VN_CV_INPUT
+                                                                          : VN_CV_ACT;
     int32_t v = vn_cg_add_value(bd->m, src->name, kind);
     if (v < 0) return -2;
     vn_cvalue *val = &bd->m->values[v];
@@ -129,9 +133,27 @@ static vn_status map_list(builder *bd, const int32_t *gvals, int32_t n, int32_t 
     return VN_OK;
 }
 
+/* A control-flow node's inputs: its ONNX inputs as they are (omitted ones
+ * keep their place), then the outer values its subgraphs read. */
+static vn_status cf_inputs(builder *bd, const vn_gnode *src, vn_cnode *n)
+{
+    int32_t total = src->num_inputs + src->num_implicit;
+    vn_status st = map_list(bd, src->inputs, src->num_inputs, &n->inputs);
+    int32_t *all = vn_gmem_alloc(&bd->m->mem, (size_t)(total ? total : 1) * sizeof *all);
+    if (st != VN_OK || !all) return VN_ERR_OUT_OF_MEMORY;
+    memcpy(all, n->inputs, (size_t)src->num_inputs * sizeof *all);
+    for (int32_t k = 0; k < src->num_implicit; k++)
+        if ((all[src->num_inputs + k] = value_of(bd, src->implicit[k])) < 0)
+            return VN_ERR_OUT_OF_MEMORY;
+    n->inputs = all;
+    n->num_inputs = total;
+    return VN_OK;
+}
+
 static vn_status add_node(builder *bd, int32_t gnode)
 {
-    const vn_gnode *src = &bd->g->main->nodes[gnode];
+    const vn_gnode *src = &bd->b->nodes[gnode];
+    bool cf = vn_cf_kind(src->op_type, src->domain) != 0;
     vn_model *m = bd->m;
     void *a = m->nodes;
     if (vn_gmem_grow(&m->mem, &a, &m->cap_nodes, m->num_nodes + 1, sizeof(vn_cnode)))
@@ -148,27 +170,34 @@ static vn_status add_node(builder *bd, int32_t gnode)
     n->attrs = src->reg_attrs;
     n->num_attrs = src->num_reg_attrs;
     int32_t count = src->num_inputs;
-    while (count > 0 && src->inputs[count - 1] < 0) count--; /* trailing omitted inputs */
+    while (!cf && count > 0 && src->inputs[count - 1] < 0) count--; /* trailing omitted inputs */
     n->num_inputs = count;
     n->num_outputs = src->num_outputs;
-    vn_status st = map_list(bd, src->inputs, count, &n->inputs);
+    vn_status st = cf ? cf_inputs(bd, src, n) : map_list(bd, src->inputs, count, &n->inputs);
     if (st == VN_OK) st = map_list(bd, src->outputs, src->num_outputs, &n->outputs);
     if (st != VN_OK) return vn_error(st, W, "%s: no memory for node %d", m->name, (int)id);
     for (int32_t k = 0; k < n->num_outputs; k++) {
         int32_t v = n->outputs[k];
         if (v >= 0) m->values[v].producer = id;
     }
-    return VN_OK;
+    return cf ? vn_cf_create(m, bd->b, src, id, src->num_inputs) : VN_OK;
 }
 
+/* A subgraph's model takes its outer values as inputs after its own. */
 static vn_status add_io(builder *bd)
 {
-    const vn_gbody *b = bd->g->main;
+    const vn_gbody *b = bd->b;
     vn_model *m = bd->m;
-    vn_status st = map_list(bd, b->inputs, b->num_inputs, &m->inputs);
+    int32_t outer = b->parent ? vn_cf_outer_values(b, NULL) : 0, n = b->num_inputs + outer;
+    int32_t *in = malloc(((size_t)n + 1) * sizeof *in);
+    if (!in) return vn_error(VN_ERR_OUT_OF_MEMORY, W, "%s: no memory", m->name);
+    memcpy(in, b->inputs, (size_t)b->num_inputs * sizeof *in);
+    if (outer) vn_cf_outer_values(b, in + b->num_inputs);
+    vn_status st = map_list(bd, in, n, &m->inputs);
+    free(in);
     if (st == VN_OK) st = map_list(bd, b->outputs, b->num_outputs, &m->outputs);
     if (st != VN_OK) return vn_error(st, W, "%s: no memory for the model's inputs", m->name);
-    m->num_inputs = b->num_inputs;
+    m->num_inputs = n;
     m->num_outputs = b->num_outputs;
     for (int32_t i = 0; i < m->num_inputs; i++) m->values[m->inputs[i]].input_index = i;
     for (int32_t i = m->num_outputs - 1; i >= 0; i--) /* the first occurrence wins */
@@ -178,7 +207,7 @@ static vn_status add_io(builder *bd)
 
 static vn_status build(builder *bd)
 {
-    const vn_gbody *b = bd->g->main;
+    const vn_gbody *b = bd->b;
     vn_status st = add_io(bd); /* inputs first, so their indices are stable */
     for (int32_t i = 0; i < b->num_nodes && st == VN_OK; i++) {
         int32_t gn = b->order[i];
@@ -236,6 +265,35 @@ static vn_status specialise(vn_model *m, vn_cg_values values)
     return st;
 }
 
+/* The model of body b, specialised on `values` (by name). */
+static vn_status build_model(vn_graph *g, const vn_gbody *b, const vn_compile_options *opt,
+                             const char *name, vn_cg_values values, vn_model **out)
+{
+    vn_status st = VN_OK;
+    vn_model *m = calloc(1, sizeof *m);
+    builder bd = {g, b, m, malloc(((size_t)b->num_values + 1) * sizeof(int32_t))};
+    if (!m || !bd.map) {
+        free(m);
+        free(bd.map);
+        return vn_error(VN_ERR_OUT_OF_MEMORY, W, "%s: no memory for the model", name);
+    }
+    memset(bd.map, 0xff, ((size_t)b->num_values + 1) * sizeof(int32_t));
+    m->name = name;
+    m->graph = g;
+    m->opt_level = opt->opt_level;
+    m->device = opt->device;
+    if (!m->device) st = vn_device_default(&m->device);
+    if (st == VN_OK) st = build(&bd);
+    if (st == VN_OK) st = specialise(m, values);
+    free(bd.map);
+    if (st != VN_OK) {
+        vn_model_destroy(m);
+        return st;
+    }
+    *out = m;
+    return VN_OK;
+}
+
 vn_status vn_cg_build(vn_graph *g, const vn_compile_options *opt, vn_model **out)
 {
     return vn_cg_build_specialised(g, opt, (vn_cg_values){NULL, 0}, out);
@@ -247,20 +305,32 @@ vn_status vn_cg_build_specialised(vn_graph *g, const vn_compile_options *opt, vn
     *out = NULL;
     vn_status st = vn_infer_bind_inputs(g, opt->shapes, opt->num_shapes);
     if (st != VN_OK) return st;
-    vn_model *m = calloc(1, sizeof *m);
-    builder bd = {g, m, malloc(((size_t)g->main->num_values + 1) * sizeof(int32_t))};
-    if (!m || !bd.map) {
-        free(m);
-        free(bd.map);
-        return vn_error(VN_ERR_OUT_OF_MEMORY, W, "%s: no memory for the model", g->file);
+    return build_model(g, g->main, opt, g->file ? g->file : "model", values, out);
+}
+
+vn_status vn_cg_build_body(vn_graph *g, const vn_gbody *body, const vn_compile_options *opt,
+                           const char *name, const vn_tensor_desc *descs, const void *const *data,
+                           int32_t num, vn_model **out)
+{
+    *out = NULL;
+    vn_model *m;
+    vn_status st = build_model(g, body, opt, name, (vn_cg_values){NULL, 0}, &m);
+    if (st != VN_OK) return st;
+    char *own = vn_gmem_alloc(&m->mem, strlen(name) + 1);
+    if (!own || m->num_inputs != num) {
+        vn_model_destroy(m);
+        return vn_error(own ? VN_ERR_INTERNAL : VN_ERR_OUT_OF_MEMORY, W,
+                        "%s: %d inputs bound, the subgraph takes %d", name, (int)num,
+                        (int)m->num_inputs);
     }
-    memset(bd.map, 0xff, ((size_t)g->main->num_values + 1) * sizeof(int32_t));
-    m->name = g->file ? g->file : "model";
-    m->device = opt->device;
-    if (!m->device) st = vn_device_default(&m->device);
-    if (st == VN_OK) st = build(&bd);
-    if (st == VN_OK) st = specialise(m, values);
-    free(bd.map);
+    m->name = strcpy(own, name);
+    for (int32_t k = 0; k < num; k++) {
+        vn_cvalue *v = &m->values[m->inputs[k]];
+        v->desc = descs[k];
+        v->known = true;
+    }
+    for (int32_t k = 0; k < num && st == VN_OK; k++)
+        if (data[k]) st = specialise_input(m, k, &(vn_tensor){descs[k], (void *)data[k]});
     if (st != VN_OK) {
         vn_model_destroy(m);
         return st;

@@ -66,10 +66,20 @@ static vn_status check_node(const vn_model *m, int32_t node, const char *label)
     if (n->num_inputs > MAXIO || def->num_outputs > MAXIO)
         return vn_error(VN_ERR_UNSUPPORTED, W, "%s: %s: more than %d inputs or outputs", m->name,
                         label, MAXIO);
-    for (int32_t k = 0; k < n->num_inputs; k++)
+    for (int32_t k = 0; k < n->num_inputs; k++) {
+        const vn_cvalue *v = n->inputs[k] >= 0 ? &m->values[n->inputs[k]] : NULL;
+        if (v && v->dynamic) {
+            char other[256];
+            return vn_error(VN_ERR_UNSUPPORTED, W,
+                            "%s: %s: input '%s' has a shape known only at run time (made by %s); "
+                            "only If / Loop / Scan and graph outputs take such values",
+                            m->name, label, v->name,
+                            vn_cg_label(m, v->producer, other, sizeof other));
+        }
         if (n->inputs[k] >= 0 && !m->values[n->inputs[k]].known)
             return vn_error(VN_ERR_INTERNAL, W, "%s: %s: input '%s' has no shape yet", m->name,
                             label, m->values[n->inputs[k]].name);
+    }
     return VN_OK;
 }
 

@@ -70,7 +70,10 @@ static void classify(vn_model *m, int32_t *item)
     for (int32_t v = 0; v < m->num_values; v++) {
         vn_cvalue *val = &m->values[v];
         bool read = item[v] == 0;
-        if (val->kind == VN_CV_CONST && !read) {
+        if (val->dynamic) {
+            val->mem = VN_MEM_DYNAMIC; /* sized per run (cf.h) */
+            val->io_index = val->output_index;
+        } else if (val->kind == VN_CV_CONST && !read) {
             val->mem = VN_MEM_NONE;
         } else if (val->kind == VN_CV_CONST) {
             val->mem = VN_MEM_CONST;
@@ -165,7 +168,7 @@ static vn_status output_copies(vn_model *m)
     if (!m->copies) return VN_ERR_OUT_OF_MEMORY;
     for (int32_t i = 0; i < m->num_outputs; i++) {
         const vn_cvalue *v = &m->values[m->outputs[i]];
-        if (v->mem == VN_MEM_OUTPUT && v->io_index == i) continue;
+        if ((v->mem == VN_MEM_OUTPUT && v->io_index == i) || v->mem == VN_MEM_DYNAMIC) continue;
         if (v->mem == VN_MEM_NONE)
             return vn_error(VN_ERR_FORMAT, "vn_model_compile", "%s: output '%s' is never computed",
                             m->name, v->name);

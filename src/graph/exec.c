@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "graph/cf.h"
 #include "graph/exec.h"
 #include "profile/hook.h"
 
@@ -28,6 +29,12 @@ static size_t desc_bytes(const vn_tensor_desc *d)
     return numel > 0 ? (size_t)numel * vn_dtype_size(d->dtype) : 0;
 }
 
+/* Bytes the context holds for a value: none for a dynamic one (sized per run). */
+static size_t value_bytes(const vn_cvalue *v)
+{
+    return v->dynamic ? 0 : desc_bytes(&v->desc);
+}
+
 static vn_status ctx_alloc(const vn_model *m, vn_model_ctx *c)
 {
     size_t nv = (size_t)m->num_values + 1, no = (size_t)m->num_outputs + 1;
@@ -39,11 +46,16 @@ static vn_status ctx_alloc(const vn_model *m, vn_model_ctx *c)
     c->out_dst = calloc(no, sizeof *c->out_dst);
     c->in_t = calloc(nio, sizeof *c->in_t);
     c->out_t = calloc(nio, sizeof *c->out_t);
+    c->dyn_desc = calloc(nv, sizeof *c->dyn_desc);
+    c->dyn_buf = calloc(nv, sizeof *c->dyn_buf);
+    c->dyn_cap = calloc(nv, sizeof *c->dyn_cap);
+    c->cf = calloc((size_t)m->num_nodes + 1, sizeof *c->cf);
+    c->out_want = calloc(no, sizeof *c->out_want);
     if (!c->arena || !c->workspace || !c->ptr || !c->own_out || !c->out_dst || !c->in_t ||
-        !c->out_t)
+        !c->out_t || !c->dyn_desc || !c->dyn_buf || !c->dyn_cap || !c->cf || !c->out_want)
         return VN_ERR_OUT_OF_MEMORY;
     for (int32_t i = 0; i < m->num_outputs; i++)
-        if (!(c->own_out[i] = alloc_zero(desc_bytes(&m->values[m->outputs[i]].desc))))
+        if (!(c->own_out[i] = alloc_zero(value_bytes(&m->values[m->outputs[i]]))))
             return VN_ERR_OUT_OF_MEMORY;
     for (int32_t v = 0; v < m->num_values; v++) {
         const vn_cvalue *val = &m->values[v];
@@ -82,6 +94,13 @@ void vn_model_ctx_destroy(vn_model_ctx *c)
     }
     for (int32_t i = 0; c->own_out && i < c->model->num_outputs; i++)
         vn_aligned_free(c->own_out[i]);
+    for (int32_t v = 0; c->dyn_buf && v < c->model->num_values; v++) vn_aligned_free(c->dyn_buf[v]);
+    for (int32_t i = 0; c->cf && i < c->model->num_nodes; i++) vn_cf_ctx_free(c->cf[i]);
+    free(c->dyn_desc);
+    free(c->dyn_buf);
+    free(c->dyn_cap);
+    free(c->cf);
+    free(c->out_want);
     vn_aligned_free(c->arena);
     vn_aligned_free(c->workspace);
     free(c->ptr);
@@ -100,7 +119,8 @@ vn_status vn_model_ctx_output(vn_model_ctx *c, const char *name, vn_tensor *out)
     for (int32_t i = 0; i < m->num_outputs; i++) {
         const vn_cvalue *v = &m->values[m->outputs[i]];
         if (strcmp(v->name, name)) continue;
-        *out = (vn_tensor){v->desc, c->own_out[i]};
+        *out =
+            v->dynamic ? vn_exec_value(m, c, m->outputs[i]) : (vn_tensor){v->desc, c->own_out[i]};
         return VN_OK;
     }
     return vn_error(VN_ERR_INVALID_ARG, "vn_model_ctx_output", "%s: no output named '%s'", m->name,
@@ -161,6 +181,15 @@ static vn_status bind_inputs(const vn_model *m, vn_model_ctx *c, const vn_named_
     return VN_OK;
 }
 
+/* Values the memory plan put in output buffers point at this run's ones. */
+static void point_outputs(const vn_model *m, vn_model_ctx *c)
+{
+    for (int32_t i = 0; i < m->num_outputs; i++) {
+        const vn_cvalue *v = &m->values[m->outputs[i]];
+        if (v->mem == VN_MEM_OUTPUT && v->io_index == i) c->ptr[m->outputs[i]] = c->out_dst[i];
+    }
+}
+
 static vn_status bind_outputs(const vn_model *m, vn_model_ctx *c, vn_named_tensor *out, int32_t no,
                               const char *where)
 {
@@ -170,14 +199,13 @@ static vn_status bind_outputs(const vn_model *m, vn_model_ctx *c, vn_named_tenso
         if (i < 0)
             return vn_error(VN_ERR_INVALID_ARG, where, "%s: the model has no output named '%s'",
                             m->name, out[k].name ? out[k].name : "(null)");
-        vn_status st = check_tensor(m, where, "output", &out[k], &m->values[m->outputs[i]].desc);
+        const vn_cvalue *v = &m->values[m->outputs[i]];
+        c->out_want[i] = out[k].tensor.desc; /* a dynamic output is checked after the run */
+        vn_status st = v->dynamic ? VN_OK : check_tensor(m, where, "output", &out[k], &v->desc);
         if (st != VN_OK) return st;
         if (out[k].tensor.data) c->out_dst[i] = out[k].tensor.data;
     }
-    for (int32_t i = 0; i < m->num_outputs; i++) {
-        const vn_cvalue *v = &m->values[m->outputs[i]];
-        if (v->mem == VN_MEM_OUTPUT && v->io_index == i) c->ptr[m->outputs[i]] = c->out_dst[i];
-    }
+    point_outputs(m, c);
     return VN_OK;
 }
 
@@ -200,11 +228,10 @@ vn_status vn_exec_bind(const vn_model *m, vn_model_ctx *c, const vn_named_tensor
 static vn_status run_node(const vn_model *m, vn_model_ctx *c, int32_t i)
 {
     const vn_cnode *n = &m->nodes[i];
-    bool any = false; /* empty outputs: nothing to compute (as vn_op_run) */
+    if (n->cf) return vn_cf_run(m, c, i); /* If / Loop / Scan: their bodies' models */
+    bool any = false;                     /* empty outputs: nothing to compute (as vn_op_run) */
     for (int32_t k = 0; k < n->num_inputs; k++) {
-        int32_t v = n->inputs[k];
-        c->in_t[k] = v < 0 ? (vn_tensor){{VN_F32, -1, {0}}, NULL}
-                           : (vn_tensor){m->values[v].desc, c->ptr[v]};
+        c->in_t[k] = vn_exec_value(m, c, n->inputs[k]);
     }
     for (int32_t k = 0; k < n->num_outputs; k++) {
         int32_t v = n->outputs[k];
@@ -227,6 +254,8 @@ static vn_status run_node(const vn_model *m, vn_model_ctx *c, int32_t i)
                     vn_cg_label(m, i, label, sizeof label), why);
 }
 
+static vn_status copy_dynamic_outputs(const vn_model *m, vn_model_ctx *c);
+
 vn_status vn_exec_nodes(const vn_model *m, vn_model_ctx *c)
 {
     for (int32_t i = 0; i < m->num_nodes; i++) {
@@ -245,7 +274,89 @@ vn_status vn_exec_nodes(const vn_model *m, vn_model_ctx *c)
         if (bytes && c->out_dst[cp->output] != c->ptr[cp->value])
             memcpy(c->out_dst[cp->output], c->ptr[cp->value], bytes);
     }
+    return copy_dynamic_outputs(m, c);
+}
+
+/* Dynamic outputs the caller gave a tensor for: copied when this run's shape
+ * is the tensor's. */
+static vn_status copy_dynamic_outputs(const vn_model *m, vn_model_ctx *c)
+{
+    for (int32_t i = 0; i < m->num_outputs; i++) {
+        if (!m->values[m->outputs[i]].dynamic || c->out_dst[i] == c->own_out[i]) continue;
+        vn_tensor t = vn_exec_value(m, c, m->outputs[i]);
+        char a[160], b[160];
+        if (!same_desc(&t.desc, &c->out_want[i]))
+            return vn_error(VN_ERR_SHAPE, "vn_model_run",
+                            "%s: output '%s' is %s in this run; the tensor given is %s (read it "
+                            "with vn_model_ctx_output)",
+                            m->name, m->values[m->outputs[i]].name,
+                            vn_desc_format(&t.desc, a, sizeof a),
+                            vn_desc_format(&c->out_want[i], b, sizeof b));
+        if (desc_bytes(&t.desc)) memcpy(c->out_dst[i], t.data, desc_bytes(&t.desc));
+    }
     return VN_OK;
+}
+
+/* ---- values whose shape is known only at run time, positional runs (cf.h) ---- */
+
+vn_tensor vn_exec_value(const vn_model *m, const vn_model_ctx *c, int32_t v)
+{
+    if (v < 0) return (vn_tensor){{VN_F32, -1, {0}}, NULL};
+    if (m->values[v].dynamic) return (vn_tensor){c->dyn_desc[v], c->dyn_buf[v]};
+    return (vn_tensor){m->values[v].desc, c->ptr[v]};
+}
+
+vn_status vn_exec_output(const vn_model *m, vn_model_ctx *c, int32_t v, const vn_tensor_desc *d,
+                         void **out)
+{
+    const vn_cvalue *val = &m->values[v];
+    char a[160], b[160];
+    if (!val->dynamic) {
+        *out = c->ptr[v];
+        if (same_desc(d, &val->desc)) return VN_OK;
+        return vn_error(VN_ERR_SHAPE, "vn_model_run", "%s: '%s' is %s in this run, compiled as %s",
+                        m->name, val->name, vn_desc_format(d, a, sizeof a),
+                        vn_desc_format(&val->desc, b, sizeof b));
+    }
+    size_t bytes = desc_bytes(d);
+    if (bytes > c->dyn_cap[v] || !c->dyn_buf[v]) {
+        void *p = vn_aligned_alloc(bytes ? bytes : 64, 64);
+        if (!p)
+            return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_run", "%s: no memory for '%s' (%s)",
+                            m->name, val->name, vn_desc_format(d, a, sizeof a));
+        vn_aligned_free(c->dyn_buf[v]);
+        c->dyn_buf[v] = p;
+        c->dyn_cap[v] = bytes ? bytes : 64;
+    }
+    c->dyn_desc[v] = *d;
+    *out = c->dyn_buf[v];
+    return VN_OK;
+}
+
+vn_status vn_exec_run_positional(const vn_model *m, vn_model_ctx *c, const vn_tensor *in,
+                                 void *const *dst)
+{
+    char a[160], b[160];
+    for (int32_t i = 0; i < m->num_inputs; i++) {
+        const vn_cvalue *v = &m->values[m->inputs[i]];
+        if (!same_desc(&in[i].desc, &v->desc))
+            return vn_error(VN_ERR_INTERNAL, "vn_model_run", "%s: input '%s' is %s, compiled as %s",
+                            m->name, v->name, vn_desc_format(&in[i].desc, a, sizeof a),
+                            vn_desc_format(&v->desc, b, sizeof b));
+        c->ptr[m->inputs[i]] = in[i].data ? in[i].data : c->arena;
+    }
+    for (int32_t i = 0; i < m->num_outputs; i++) {
+        bool fixed = !m->values[m->outputs[i]].dynamic && dst && dst[i];
+        c->out_dst[i] = fixed ? dst[i] : c->own_out[i];
+    }
+    point_outputs(m, c);
+    return vn_exec_nodes(m, c);
+}
+
+vn_tensor vn_exec_result(const vn_model *m, const vn_model_ctx *c, int32_t i)
+{
+    const vn_cvalue *v = &m->values[m->outputs[i]];
+    return v->dynamic ? vn_exec_value(m, c, m->outputs[i]) : (vn_tensor){v->desc, c->out_dst[i]};
 }
 
 vn_status vn_model_run(const vn_model *m, vn_model_ctx *c, const vn_named_tensor *inputs,

@@ -16,8 +16,15 @@ struct vn_model_ctx {
     void **own_out;          /* per output: the context's buffer */
     void **out_dst;          /* per output: where this run writes it */
     vn_tensor *in_t, *out_t; /* scratch for one node's tensors (model->max_io) */
-    atomic_bool busy;        /* an asynchronous run is pending */
-    vn_status async_status;  /* of the last asynchronous run */
+    /* Dynamic values (cf.h): per value, the run-time descriptor and a buffer
+     * grown to fit; per node, the control-flow state (its bodies' contexts). */
+    vn_tensor_desc *dyn_desc;
+    void **dyn_buf;
+    size_t *dyn_cap;
+    struct vn_cf_ctx **cf;
+    vn_tensor_desc *out_want; /* per output: the caller's descriptor (dynamic outputs) */
+    atomic_bool busy;         /* an asynchronous run is pending */
+    vn_status async_status;   /* of the last asynchronous run */
     char async_msg[1024];
 };
 

@@ -112,11 +112,32 @@ static vn_status size_run(const vn_op_run_ctx *ctx)
     return VN_OK;
 }
 
+/* If / Loop / Scan: a compiled node runs its subgraphs' models (cf.h); these
+ * entries only mark the operators supported. Front-end inference and .vnm
+ * loading, which have no subgraph models, get this error. */
+static vn_status control_flow_infer(const vn_op_ctx *ctx, vn_tensor_desc *out)
+{
+    (void)out;
+    return vn_error(VN_ERR_UNSUPPORTED, ctx->node_name,
+                    "%s: control flow is inferred and run only by compiled models "
+                    "(vn_model_compile), which compile its subgraphs",
+                    ctx->def->name);
+}
+
+static vn_status control_flow_run(const vn_op_run_ctx *ctx)
+{
+    return vn_error(VN_ERR_UNSUPPORTED, "vn_model_run", "%s: no compiled subgraphs",
+                    ctx->def->name);
+}
+
 static const vn_op_def defs[] = {
     {"Identity", "", 1, 1, 1, W_ALL, identity_infer, NULL, NULL, copy_run},
     {"Dropout", "", 1, 3, 2, W_ALL, dropout_infer, NULL, NULL, dropout_run},
     {"Shape", "", 1, 1, 1, W_ALL, shape_infer, shape_plan, NULL, shape_run},
     {"Size", "", 1, 1, 1, W_ALL, size_infer, NULL, NULL, size_run},
+    {"If", "", 1, 1, 64, W_ALL, control_flow_infer, NULL, NULL, control_flow_run},
+    {"Loop", "", 2, 64, 64, W_ALL, control_flow_infer, NULL, NULL, control_flow_run},
+    {"Scan", "", 1, 64, 64, W_ALL, control_flow_infer, NULL, NULL, control_flow_run},
 };
 
 const vn_op_def *vn_graph_engine_op(const char *op_type, const char *domain)

@@ -19,7 +19,8 @@
 
 static bool foldable(const vn_model *m, const vn_cnode *n)
 {
-    if (!n->def || !n->def->run || n->num_inputs < 1 || n->num_outputs > MAXIO) return false;
+    if (!n->def || !n->def->run || n->cf || n->num_inputs < 1 || n->num_outputs > MAXIO)
+        return false;
     if (!strncmp(n->op_type, "Random", 6) || !strcmp(n->op_type, "Dropout") ||
         !strcmp(n->op_type, "Bernoulli") || !strcmp(n->op_type, "Multinomial"))
         return false;

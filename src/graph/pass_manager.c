@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "graph/cf.h"
 #include "graph/pass_fuse.h"
 #include "graph/pass_layout.h"
 
@@ -89,9 +90,12 @@ static vn_status sweep(vn_model *m, int32_t level)
 {
     for (int32_t i = 0; i < m->num_nodes; i++) {
         if (m->nodes[i].dead) continue;
-        vn_status st = vn_cg_infer_node(m, i);
+        bool cf = m->nodes[i].cf != NULL; /* control flow: inferred from its bodies (cf.h) */
+        vn_status st = cf ? vn_cf_infer(m, i) : vn_cg_infer_node(m, i);
         bool changed = false;
-        for (size_t p = 0; level >= 1 && p < sizeof per_node / sizeof per_node[0]; p++) {
+        if (cf && st == VN_OK && level >= 1)
+            st = vn_cf_fold(m, i, report(m, "constant-folding"), &changed);
+        for (size_t p = 0; !cf && level >= 1 && p < sizeof per_node / sizeof per_node[0]; p++) {
             if (st != VN_OK || changed) break;
             st = per_node[p].fn(m, i, report(m, per_node[p].name), &changed);
         }

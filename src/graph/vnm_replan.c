@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/cf.h"
 #include "graph/vnm_load.h"
 
 #define W           "vn_model_load"
@@ -39,6 +40,11 @@ static bool same_desc(const vn_tensor_desc *a, const vn_tensor_desc *b)
 static vn_status bind_def(vnm_loader *ld, int32_t i, const char *label)
 {
     vn_cnode *n = &ld->m->nodes[i];
+    if (vn_cf_kind(n->op_type, n->domain)) /* the writer refuses them: a crafted file */
+        return vn_error(VN_ERR_UNSUPPORTED, W,
+                        "%s: byte %" PRIu64 ": %s: control flow needs subgraphs, which .vnm "
+                        "files do not carry",
+                        ld->name, node_at(ld, i) + 4, label);
     n->def = vn_op_find(n->op_type, n->domain);
     if (!n->def) n->def = vn_graph_engine_op(n->op_type, n->domain);
     if (!n->def)

@@ -300,6 +300,14 @@ static vn_status write_file(const char *path, const uint8_t *img, size_t size)
 static vn_status check_attrs(const vn_model *m)
 {
     for (int32_t i = 0; i < m->num_nodes; i++)
+        if (m->nodes[i].cf) { /* its subgraphs' models would need a section of their own */
+            char label[256];
+            return vn_error(VN_ERR_UNSUPPORTED, W,
+                            "%s: %s has subgraphs (control flow), which .vnm files do not "
+                            "carry: run the .onnx model",
+                            m->name, vn_cg_label(m, i, label, sizeof label));
+        }
+    for (int32_t i = 0; i < m->num_nodes; i++)
         for (int32_t k = 0; k < m->nodes[i].num_attrs; k++) {
             const char *name = m->nodes[i].attrs[k].name;
             if (name && !strncmp(name, "_vinci", 6)) {

@@ -145,6 +145,26 @@ static inline void ob_attr_int(ob *attrs, const char *name, int64_t v)
     ob_msg(attrs, 5, &a);
 }
 
+/* A GRAPH attribute (If branches, Loop / Scan bodies): `graph` holds a
+ * GraphProto's fields and is freed. */
+static inline void ob_attr_graph(ob *attrs, const char *name, ob *graph)
+{
+    ob a = {0};
+    ob_str(&a, 1, name);
+    ob_int(&a, 20, 5);
+    ob_msg(&a, 6, graph);
+    ob_msg(attrs, 5, &a);
+}
+
+static inline void ob_attr_ints(ob *attrs, const char *name, const int64_t *v, int n)
+{
+    ob a = {0};
+    ob_str(&a, 1, name);
+    ob_int(&a, 20, 7);
+    for (int i = 0; i < n; i++) ob_int(&a, 8, v[i]);
+    ob_msg(attrs, 5, &a);
+}
+
 /* ModelProto around a graph, importing the default domain at `opset`. */
 static inline ob ob_model(ob *graph, int64_t opset)
 {

@@ -142,6 +142,58 @@ static void test_varints_and_lengths(void)
     expect(try_load("", 0), VN_ERR_FORMAT, "no graph");
 }
 
+/* An If node whose then_branch holds `sub` (raw GraphProto bytes, freed);
+ * as a GRAPHS attribute (second element) when `list`. */
+static vn_status subgraph_model(ob *sub, bool list)
+{
+    ob g = {0}, attrs = {0}, a = {0}, good = {0};
+    ob_str(&a, 1, list ? "branches" : "then_branch");
+    ob_int(&a, 20, list ? 10 : 5);
+    if (list) ob_msg(&a, 11, &good);
+    ob_msg(&a, list ? 11 : 6, sub);
+    ob_msg(&attrs, 5, &a);
+    const char *in[] = {"c", NULL}, *out[] = {"y", NULL};
+    ob_node(&g, "If", "if0", in, out, &attrs);
+    ob_value_info(&g, 11, "c", OB_BOOL, 0, NULL, NULL);
+    ob m = ob_model(&g, 17);
+    vn_status st = try_load(m.p, m.n);
+    ob_free(&m);
+    return st;
+}
+
+/* Malformed subgraphs get the byte offset and the path through the attribute. */
+static void test_malformed_subgraphs(void)
+{
+    static const uint8_t huge_node[] = {0x0a, 0x9f, 0x8d, 0x06, 0x00}; /* node, length 99999 */
+    ob sub = {0};
+    ob_raw(&sub, huge_node, sizeof huge_node);
+    expect(subgraph_model(&sub, false), VN_ERR_FORMAT, "graph.node[0].attribute[0].g");
+    VT_CONTAINS(vn_last_error(), "length 99999 runs past the end");
+    ob_raw(&sub, huge_node, sizeof huge_node);
+    expect(subgraph_model(&sub, true), VN_ERR_FORMAT, "graph.node[0].attribute[0].graphs[1]");
+    ob t = {0};
+    float f[3] = {1, 2, 3};
+    int64_t d2[2] = {2, 2};
+    ob_tensor_raw(&t, "w", OB_FLOAT, 2, d2, f, sizeof f); /* 4 elements, 3 present */
+    ob_msg(&sub, 5, &t);
+    expect(subgraph_model(&sub, false), VN_ERR_FORMAT,
+           "graph.node[0].attribute[0].g.initializer[0]");
+    const char *in[] = {"nowhere", NULL}, *out[] = {"t", NULL};
+    ob_node(&sub, "Relu", "inner", in, out, NULL);
+    ob_value_info(&sub, 12, "t", OB_FLOAT, -1, NULL, NULL);
+    VT_CHECK(subgraph_model(&sub, false) == VN_ERR_FORMAT, "undefined name in a subgraph");
+    VT_CONTAINS(vn_last_error(), "node 'inner' (Relu): input 0 'nowhere' is not defined");
+    ob a = {0}, attrs = {0}, g = {0};
+    ob_str(&a, 1, "then_branch");
+    ob_int(&a, 20, 5); /* GRAPH without its graph */
+    ob_msg(&attrs, 5, &a);
+    const char *c[] = {"c", NULL}, *y[] = {"y", NULL};
+    ob_node(&g, "If", "if0", c, y, &attrs);
+    ob m = ob_model(&g, 17);
+    expect(try_load(m.p, m.n), VN_ERR_FORMAT, "attribute 'then_branch' has 0 values, expected one");
+    ob_free(&m);
+}
+
 static vn_status tensor_model(ob *t)
 {
     ob g = {0};
@@ -223,6 +275,7 @@ int main(void)
     VT_RUN(test_flipped_bytes);
     VT_RUN(test_varints_and_lengths);
     VT_RUN(test_tensor_sizes);
+    VT_RUN(test_malformed_subgraphs);
     VT_RUN(test_absurd_nesting);
     return vt_summary();
 }
