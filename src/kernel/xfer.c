@@ -94,6 +94,8 @@ static vn_xfer_run start_run(const vn_xfer *x)
     return r;
 }
 
+_Static_assert(VN_MAX_XFER_RUNS == VN_MAX_XFERS, "xfer_internal.h and core_internal.h disagree");
+
 static vn_xfer_turns_fn turns_fn(void)
 {
     return (vn_xfer_turns_fn)(uintptr_t)vn_isa_pick((const void *)(uintptr_t)vn_xfer_turns_avx512,

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define VN_MAX_XFER_RUNS 8 /* = VN_MAX_XFERS of core_internal.h */
+
 /* A transfer being executed. dst of a streaming run is 64-byte aligned. */
 typedef struct vn_xfer_run {
     uint8_t *dst;

@@ -213,17 +213,6 @@ static void compute_and_store(vn_core *c, const fused_args *a, fused_block *fb, 
     vn_free(c, fb->qout, o);
 }
 
-/* Start fetching tile t's per-tile inputs (contiguous ones) while the
- * current tile is computed. */
-static void prefetch_tile(vn_core *c, const fused_args *a, int64_t t)
-{
-    const vn_fused_plan *p = a->p;
-    tile_geom g = geometry(p, t);
-    for (int32_t i = 0; i < p->prog.num_inputs; i++)
-        if (loaded_per_tile(p, i) && p->cls[i] == VN_FUSED_FULL)
-            vn_prefetch(c, a->in[i], g.row0 * p->L + g.col0, (g.nrows - 1) * p->L + g.ncols);
-}
-
 static void fused_kernel(vn_core *c, const void *args)
 {
     const fused_args *a = args;
@@ -239,7 +228,6 @@ static void fused_kernel(vn_core *c, const void *args)
         vn_set_loop(c, t);
         tile_geom g = geometry(p, t);
         copy_in(c, a, &fb, &g);
-        if (t + 1 < end) prefetch_tile(c, a, t + 1);
         compute_and_store(c, a, &fb, &g);
     }
 }
