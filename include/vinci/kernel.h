@@ -448,15 +448,15 @@ void vn_softmax_rows_(vn_core *core, vn_local dst, vn_local src, int64_t rows, i
  * Ascend fractal becomes the micro-panel ("the CPU fractal"), whose shape the
  * active ISA decides (vn_cube_shape_of):
  *
- *   A (m x k, in A1 or A2): ceil(m/MR) panels of MR rows, each panel Kp x MR
- *     with Kp = k rounded up to KP; element (r, c) of panel p sits at
- *       p*MR*Kp + (c/KP)*MR*KP + (r%MR)*KP + c%KP         (r = p*MR + r%MR)
- *     i.e. f32 is k-major (one column of MR values per k), bf16 keeps pairs of
- *     k together (KP = 2, for vdpbf16ps), int8 quads (KP = 4, for vpdpbusd).
+ *   A (m x k, in A1 or A2): row-major, rup(m, MR) rows of Kp elements, Kp = k
+ *     rounded up to KP; element (r, c) at r*Kp + c. KP consecutive k of a row
+ *     are thus together: bf16 pairs (KP = 2, for vdpbf16ps), int8 quads (KP =
+ *     4, for vpdpbusd); the micro-kernel broadcasts them from MR rows at once,
+ *     so a row-major source loads with one copy per row.
  *   B (k x n, in B1 or B2): ceil(n/NR) panels of NR columns, each Kp x NR:
  *       q*NR*Kp + (r/KP)*NR*KP + (c%NR)*KP + r%KP           (c = q*NR + c%NR)
- *   C (m x n, in CO1, f32 or i32): MR x NR micro-tiles, row-major inside, tile
- *     (p, q) at (p*ceil(n/NR) + q)*MR*NR.
+ *   C (m x n, in CO1, f32 or i32): row-major, rup(m, MR) rows of rup(n, NR)
+ *     elements.
  * Rows past m, columns past n and k past k are zero in A and B (the loads pad
  * them), so a micro-kernel always runs whole tiles; fixpipe writes only m x n.
  *

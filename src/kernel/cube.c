@@ -197,7 +197,7 @@ static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_
     vn_check_read(core, b, 0, vn_cube_b_elems(b.dtype, k, n) * sz, call, site);
 }
 
-/* The micro-tiles of C (m x n) from packed A panels and B panels `bstep`
+/* The micro-tiles of C (m x n) from the A rows and B panels `bstep`
  * elements apart (NR x Kp(k) in L1; NR x Kp(K) in a whole pre-packed B). */
 static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int64_t m, int64_t n,
                        int64_t k, bool init)
@@ -206,22 +206,23 @@ static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int
     const vn_cube_table *t = vn_cube_table_get();
     vn_cube_shape s = t->shape[kind];
     int64_t mp = (m + s.mr - 1) / s.mr, np = (n + s.nr - 1) / s.nr, kp = rup(k, s.kp);
+    int64_t ldc = np * s.nr;
     size_t es = vn_dtype_size(a.dtype);
     if (k <= 0) {
-        if (init) memset(c.data, 0, (size_t)(mp * np * s.mr * s.nr) * 4);
+        if (init) memset(c.data, 0, (size_t)(mp * s.mr * ldc) * 4);
         return;
     }
     vn_ukr_fn ukr = t->ukr[kind];
-    /* A micro-panel outer: the MR x kc panel (MR*KP bytes per k group, the
-     * smaller of the two) stays in the L1 data cache while the B micro-panels
-     * stream past it from L2; that lets the K chunk be about twice as long as
-     * with B resident, halving the passes of partial sums through C. */
+    /* A rows outer: the MR x kc rows (MR*KP*4 bytes per k group, the smaller
+     * operand) stay in the L1 data cache while the B micro-panels stream past
+     * them from L2; that lets the K chunk be about twice as long as with B
+     * resident, halving the passes of partial sums through C. */
     for (int64_t p = 0; p < mp; p++) {
         const uint8_t *ap = (const uint8_t *)a.data + (size_t)(p * s.mr * kp) * es;
+        uint8_t *cp = (uint8_t *)c.data + (size_t)(p * s.mr * ldc) * 4;
         for (int64_t q = 0; q < np; q++) {
             const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
-            uint8_t *cp = (uint8_t *)c.data + (size_t)((p * np + q) * s.mr * s.nr) * 4;
-            ukr(kp / s.kp, ap, bp, cp, !init);
+            ukr(kp / s.kp, ap, kp, bp, cp + (size_t)(q * s.nr) * 4, ldc, !init);
         }
     }
 }

@@ -2,11 +2,13 @@
  * cube_internal.h — what the cube files share: the per-ISA table of
  * micro-kernels, the packers and the fixpipe row step.
  *
- * A micro-kernel computes one MR x NR tile of C (row-major, NR contiguous):
- *     c = (acc ? c : 0) + sum over kg < kgroups of A panel (kg) * B panel (kg)
- * with the panels in the layout documented in kernel.h (kgroups = Kp / KP).
- * Invariants: it reads exactly kgroups*MR*KP elements of a and kgroups*NR*KP
- * of b, and writes exactly MR*NR elements of c; pointers need only element
+ * A micro-kernel computes one MR x NR tile of C (rows ldc elements apart):
+ *     c = (acc ? c : 0) + sum over kg < kgroups of A rows (kg) * B panel (kg)
+ * with A as MR rows lda elements apart (KP consecutive k of a row together,
+ * which row-major storage gives for free) and B as one micro-panel in the
+ * layout documented in kernel.h (kgroups = Kp / KP). Invariants: it reads
+ * kgroups*KP elements of each of the MR rows of a and kgroups*NR*KP of b, and
+ * writes exactly MR rows of NR elements of c; pointers need only element
  * alignment (the kernels use unaligned loads), but loads keep them 32-byte
  * aligned. f32 kernels accumulate with one fused multiply-add per k, in
  * increasing k, so every f32 path gives results within K*eps of exact and the
@@ -25,7 +27,8 @@ typedef enum vn_cube_kind {
     VN_CUBE_KIND_COUNT
 } vn_cube_kind;
 
-typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, const void *b, void *c, int acc);
+typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const void *b, void *c,
+                          int64_t ldc, int acc);
 /* GEMV rows: c[0..n) = (acc ? c : 0) + sum_k a[k] * b[k*ldb + j], fma in k order. */
 typedef void (*vn_gemv_fn)(int64_t k, int64_t n, const float *a, const float *b, int64_t ldb,
                            float *c);
@@ -47,16 +50,9 @@ extern const vn_cube_table vn_cube_table_avx512;
 int vn_cube_kind_of(vn_dtype dtype);
 
 /* Generic micro-kernels of any shape (plain C), the fallback of every ISA. */
-void vn_ukr_f32_generic(int mr, int nr, int64_t kg, const float *a, const float *b, float *c,
-                        int acc);
-void vn_ukr_bf16_generic(int mr, int nr, int64_t kg, const uint16_t *a, const uint16_t *b, float *c,
-                         int acc);
-void vn_ukr_i8_generic(int mr, int nr, int64_t kg, const uint8_t *a, const int8_t *b, int32_t *c,
-                       int acc);
-
-/* Packers (cube_pack.c): write the whole padded panels of an m x k A block
- * or a k x n B block from a strided source (element (i, j) at src + i*rs +
- * j*cs, in elements of src_dtype). */
+/* Packers (cube_pack.c): write the whole padded A block (rup(m, MR) rows of
+ * Kp(k) elements) or the padded panels of a k x n B block from a strided
+ * source (element (i, j) at src + i*rs + j*cs, in elements of src_dtype). */
 void vn_cube_pack_a(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
                     const void *src, int64_t rs, int64_t cs, int64_t m, int64_t k);
 void vn_cube_pack_b(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
