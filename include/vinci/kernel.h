@@ -501,6 +501,14 @@ void vn_cube_load_a_(vn_core *core, vn_local dst, vn_mat src, int64_t m, int64_t
 #define vn_cube_load_b(core, dst, src, k, n) vn_cube_load_b_(core, dst, src, k, n, VN_HERE)
 void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t n,
                      vn_site site);
+/* Hint that the rows x cols block of src will be loaded soon (the next tile's
+ * vn_cube_load_a / _b): its lines are requested while the current mmads run,
+ * one per k step of the micro-kernel, the newest hint first, so the load
+ * finds them in L2 (the analogue of the MTE2 copy of tile t + 1 running
+ * during the mmad of tile t). A load drops the hints it covers. No effect on
+ * results or counters; checked mode validates the block as a load would. */
+#define vn_prefetch_mat(core, src, rows, cols) vn_prefetch_mat_(core, src, rows, cols, VN_HERE)
+void vn_prefetch_mat_(vn_core *core, vn_mat src, int64_t rows, int64_t cols, vn_site site);
 /* Copy rows [k0, k0+k) x columns [n0, n0+n) of a whole pre-packed B (the
  * layout above for all K x N, as vn_gemm_pack_b writes it: `packed` holds
  * ceil(N/NR) panels of Kp(K) x NR) into dst; k0 a multiple of KP, n0 of NR.

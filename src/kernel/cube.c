@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernel/cube_internal.h"
+#include "kernel/isa.h"
 
 static int64_t rup(int64_t x, int64_t m)
 {
@@ -91,6 +92,32 @@ static bool load_types_ok(bool is_a, vn_dtype dst, vn_dtype src)
     }
 }
 
+/* The bytes [lo, hi) an r x c block of a view spans. */
+static void mat_span(vn_mat v, int64_t r, int64_t c, const char **lo, const char **hi)
+{
+    int64_t es = (int64_t)vn_dtype_size(v.gm.dtype), dr = (r - 1) * v.rs, dc = (c - 1) * v.cs;
+    int64_t l = v.off + (dr < 0 ? dr : 0) + (dc < 0 ? dc : 0);
+    int64_t h = v.off + (dr > 0 ? dr : 0) + (dc > 0 ? dc : 0);
+    *lo = (const char *)v.gm.data + l * es;
+    *hi = (const char *)v.gm.data + (h + 1) * es;
+}
+
+void vn_prefetch_mat_(vn_core *core, vn_mat src, int64_t rows, int64_t cols, vn_site site)
+{
+    if (core->checked) {
+        check_dims(core, rows, cols, 0, "vn_prefetch_mat", site);
+        check_mat(core, src, rows, cols, "src", "vn_prefetch_mat", site);
+    }
+    if (rows <= 0 || cols <= 0 || !src.gm.data) return;
+    int64_t es = (int64_t)vn_dtype_size(src.gm.dtype);
+    const char *p = (const char *)src.gm.data + src.off * es;
+    /* as rows along the unit-stride side; other strides are not worth a hint */
+    if (src.cs == 1)
+        vn_prefetch_queue_rows(p, (size_t)(cols * es), rows, (ptrdiff_t)(src.rs * es));
+    else if (src.rs == 1)
+        vn_prefetch_queue_rows(p, (size_t)(rows * es), cols, (ptrdiff_t)(src.cs * es));
+}
+
 static void load_common(vn_core *core, bool is_a, vn_local dst, vn_mat src, int64_t rows,
                         int64_t depth, vn_site site)
 {
@@ -116,6 +143,9 @@ static void load_common(vn_core *core, bool is_a, vn_local dst, vn_mat src, int6
     }
     if (elems == 0) return;
     const void *p = (const uint8_t *)src.gm.data + src.off * (int64_t)vn_dtype_size(src.gm.dtype);
+    const char *lo, *hi;
+    mat_span(src, is_a ? rows : depth, is_a ? depth : rows, &lo, &hi);
+    vn_prefetch_drop_within(lo, hi); /* this copy fetches those lines now */
     if (is_a)
         vn_cube_pack_a(s, dst.dtype, dst.data, src.gm.dtype, p, src.rs, src.cs, rows, depth);
     else
@@ -222,7 +252,9 @@ static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int
         uint8_t *cp = (uint8_t *)c.data + (size_t)(p * s.mr * ldc) * 4;
         for (int64_t q = 0; q < np; q++) {
             const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
-            ukr(kp / s.kp, ap, kp, bp, cp + (size_t)(q * s.nr) * 4, ldc, !init);
+            const char *pf = NULL;
+            int64_t npf = vn_prefetch_take(kp / s.kp, &pf);
+            ukr(kp / s.kp, ap, kp, bp, cp + (size_t)(q * s.nr) * 4, ldc, !init, pf, npf);
         }
     }
 }

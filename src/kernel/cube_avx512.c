@@ -26,8 +26,9 @@ CUBE_GENERIC_ENTRIES(12, 32)
 #define ACC_ALL(F)                                                                                 \
     F(0, c00, c01)                                                                                 \
     F(1, c10, c11)                                                                                 \
-    F(2, c20, c21) F(3, c30, c31) F(4, c40, c41) F(5, c50, c51) F(6, c60, c61) F(7, c70, c71)      \
-        F(8, c80, c81) F(9, c90, c91) F(10, ca0, ca1) F(11, cb0, cb1)
+    F(2, c20, c21)                                                                                 \
+    F(3, c30, c31) F(4, c40, c41) F(5, c50, c51) F(6, c60, c61) F(7, c70, c71) F(8, c80, c81)      \
+        F(9, c90, c91) F(10, ca0, ca1) F(11, cb0, cb1)
 
 #define LOAD_PS(r, x0, x1)                                                                         \
     x0 = _mm512_loadu_ps(c + ldc * r), x1 = _mm512_loadu_ps(c + ldc * r + 16);
@@ -43,11 +44,15 @@ CUBE_GENERIC_ENTRIES(12, 32)
         x1 = _mm512_fmadd_ps(ar, b1, x1);                                                          \
     }
 
+/* One line of the next tile per k step, to L2 (cube_internal.h). */
+#define NEXT_TILE_PF(k)                                                                            \
+    if ((k) < npf) _mm_prefetch(pf + 64 * (k), _MM_HINT_T1)
+
 /* How many k steps ahead the f32 kernel prefetches B (8: 1 KiB). */
 #define UKR_PF_K 8
 
 static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, void *c_,
-                          int64_t ldc, int acc)
+                          int64_t ldc, int acc, const char *pf, int64_t npf)
 {
     const float *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;
     float *c = c_;
@@ -62,6 +67,7 @@ static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b
          * UKR_PF_K steps ahead, past what the L1 next-line prefetch covers. */
         _mm_prefetch((const char *)(b + 32 * UKR_PF_K), _MM_HINT_T0);
         _mm_prefetch((const char *)(b + 32 * UKR_PF_K + 16), _MM_HINT_T0);
+        NEXT_TILE_PF(k);
         __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
         ACC_ALL(FMA_ROW)
     }
@@ -78,7 +84,7 @@ static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b
     }
 
 static void ukr_bf16_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, void *c_,
-                           int64_t ldc, int acc)
+                           int64_t ldc, int acc, const char *pf, int64_t npf)
 {
     const uint16_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;
     float *c = c_;
@@ -89,6 +95,7 @@ static void ukr_bf16_12x32(int64_t kg, const void *a_, int64_t lda, const void *
         ACC_ALL(ZERO_PS)
     }
     for (int64_t k = 0; k < kg; k++, a0 += 2, a4 += 2, a8 += 2, b += 64) {
+        NEXT_TILE_PF(k);
         __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + 32);
         ACC_ALL(DP_ROW)
     }
@@ -110,7 +117,7 @@ static void ukr_bf16_12x32(int64_t kg, const void *a_, int64_t lda, const void *
     }
 
 static void ukr_i8_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, void *c_,
-                         int64_t ldc, int acc)
+                         int64_t ldc, int acc, const char *pf, int64_t npf)
 {
     const uint8_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda;
     const int8_t *b = b_;
@@ -122,6 +129,7 @@ static void ukr_i8_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_
         ACC_ALL(ZERO_EPI)
     }
     for (int64_t k = 0; k < kg; k++, a0 += 4, a4 += 4, a8 += 4, b += 128) {
+        NEXT_TILE_PF(k);
         __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
         ACC_ALL(VNNI_ROW)
     }

@@ -10,9 +10,10 @@
  * kgroups*KP elements of each of the MR rows of a and kgroups*NR*KP of b, and
  * writes exactly MR rows of NR elements of c; pointers need only element
  * alignment (the kernels use unaligned loads), but loads keep them 32-byte
- * aligned. f32 kernels accumulate with one fused multiply-add per k, in
- * increasing k, so every f32 path gives results within K*eps of exact and the
- * same kernel always gives the same bits.
+ * aligned. The kernels also request the lines pf..pf+64*npf of the next
+ * tile (the vn_prefetch queue), spread over the k loop. f32 kernels accumulate with one fused
+ * multiply-add per k, in increasing k, so every f32 path gives results within K*eps of exact and
+ * the same kernel always gives the same bits.
  */
 #ifndef VINCI_KERNEL_CUBE_INTERNAL_H
 #define VINCI_KERNEL_CUBE_INTERNAL_H
@@ -27,8 +28,10 @@ typedef enum vn_cube_kind {
     VN_CUBE_KIND_COUNT
 } vn_cube_kind;
 
+/* pf, npf: lines of the next tile to request (to L2), one per k group for
+ * the first npf groups (npf <= kgroups; vn_prefetch_take). */
 typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const void *b, void *c,
-                          int64_t ldc, int acc);
+                          int64_t ldc, int acc, const char *pf, int64_t npf);
 /* GEMV rows: c[0..n) = (acc ? c : 0) + sum_k a[k] * b[k*ldb + j], fma in k order. */
 typedef void (*vn_gemv_fn)(int64_t k, int64_t n, const float *a, const float *b, int64_t ldb,
                            float *c);
