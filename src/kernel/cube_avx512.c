@@ -16,6 +16,7 @@
 #include "kernel/cube_internal.h"
 
 #include "kernel/cube_generic.inc"
+#include "kernel/cube_pack_rows.inc"
 
 CUBE_GENERIC_ENTRIES(12, 32)
 
@@ -141,6 +142,7 @@ const vn_cube_table vn_cube_table_avx512 = {
     .shape = {{12, 32, 1}, {12, 32, 2}, {12, 32, 4}},
     .ukr = {ukr_f32_12x32, ukr_bf16_12x32, ukr_i8_12x32},
     .gemv_rows = cube_gemv_rows,
+    .pack_b_rows = cube_pack_b_rows,
 };
 
 /* Same shapes, generic kernels: for CPUs without AVX512_BF16 / VNNI. */

@@ -36,11 +36,17 @@ typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const voi
 typedef void (*vn_gemv_fn)(int64_t k, int64_t n, const float *a, const float *b, int64_t ldb,
                            float *c);
 
+/* B panels of width W from a row-major source (element (k, c) at src + k*ds
+ * + c in elements of sd), KP k per unit, depth padded to Kp (cube_pack_rows.inc). */
+typedef void (*vn_pack_rows_fn)(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd,
+                                const void *src, int64_t ds, int64_t cols, int64_t depth);
+
 typedef struct vn_cube_table {
     vn_isa isa;
     vn_cube_shape shape[VN_CUBE_KIND_COUNT];
     vn_ukr_fn ukr[VN_CUBE_KIND_COUNT];
-    vn_gemv_fn gemv_rows; /* B row-major (k x n, ldb); c overwritten */
+    vn_gemv_fn gemv_rows;        /* B row-major (k x n, ldb); c overwritten */
+    vn_pack_rows_fn pack_b_rows; /* the B packer of a row-major B */
 } vn_cube_table;
 
 /* The table of the active ISA (chosen once, thread-safe). Never NULL. */
