@@ -538,6 +538,17 @@ void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, i
                           int64_t m, int64_t k0, int64_t k, int64_t n0, int64_t n, bool init,
                           vn_site site);
 
+/* C (m x n, CO1) = (init ? 0 : C) + A (m x k, f32) * the k x n block of an
+ * f32 B in global memory whose columns are contiguous (b.cs == 1), read in
+ * place: with KP = 1 a row-major B already is the B fractal, its k rows b.rs
+ * apart. For a short A (each B element feeds few micro-panels) this saves
+ * the load's copy. n must be a multiple of NR (the micro-kernels read whole
+ * panels); checked mode validates A and C as mmad does and B's bounds. */
+#define vn_cube_mmad_gm(core, c, a, b, m, n, k, init)                                              \
+    vn_cube_mmad_gm_(core, c, a, b, m, n, k, init, VN_HERE)
+void vn_cube_mmad_gm_(vn_core *core, vn_local c, vn_local a, vn_mat b, int64_t m, int64_t n,
+                      int64_t k, bool init, vn_site site);
+
 /* Fixpipe epilogue, applied in this order to each accumulator v of C(i, j):
  *   v += partial(i, j)                               if partial.gm.data
  *   raw: write v (f32 / i32) and stop                (a K chunk that is not the last)

@@ -228,9 +228,10 @@ static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_
 }
 
 /* The micro-tiles of C (m x n) from the A rows and B panels `bstep`
- * elements apart (NR x Kp(k) in L1; NR x Kp(K) in a whole pre-packed B). */
-static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int64_t m, int64_t n,
-                       int64_t k, bool init)
+ * elements apart (NR x Kp(k) in L1; NR x Kp(K) in a whole pre-packed B; NR
+ * in a row-major B), their k groups `bld` elements apart. */
+static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int64_t bld, int64_t m,
+                       int64_t n, int64_t k, bool init)
 {
     int kind = vn_cube_kind_of(a.dtype);
     const vn_cube_table *t = vn_cube_table_get();
@@ -254,7 +255,7 @@ static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int
             const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
             const char *pf = NULL;
             int64_t npf = vn_prefetch_take(kp / s.kp, &pf);
-            ukr(kp / s.kp, ap, kp, bp, cp + (size_t)(q * s.nr) * 4, ldc, !init, pf, npf);
+            ukr(kp / s.kp, ap, kp, bp, bld, cp + (size_t)(q * s.nr) * 4, ldc, !init, pf, npf);
         }
     }
 }
@@ -268,7 +269,7 @@ void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m,
     if (core->checked) mmad_check(core, c, a, b, m, n, k, init, site);
     if (m <= 0 || n <= 0) return;
     vn_cube_shape s = vn_cube_shape_of(a.dtype);
-    mmad_tiles(c, a, b.data, s.nr * rup(k, s.kp), m, n, k, init);
+    mmad_tiles(c, a, b.data, s.nr * rup(k, s.kp), s.nr * s.kp, m, n, k, init);
     core->counters.cube_ops += m * n * k;
 }
 
@@ -291,7 +292,37 @@ void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, i
     if (m <= 0 || n <= 0) return;
     int64_t kpK = rup(K, s.kp), es = (int64_t)vn_dtype_size(packed.dtype);
     const uint8_t *b = (const uint8_t *)packed.data + ((n0 / s.nr) * s.nr * kpK + k0 * s.nr) * es;
-    mmad_tiles(c, a, b, s.nr * kpK, m, n, k, init);
+    mmad_tiles(c, a, b, s.nr * kpK, s.nr * s.kp, m, n, k, init);
     core->counters.cube_ops += m * n * k;
     core->counters.bytes_in += rup(k, s.kp) * ((n + s.nr - 1) / s.nr * s.nr) * es;
+}
+
+/* An f32 B whose columns are contiguous is a B fractal as it lies (KP = 1:
+ * panel q is columns q*NR.., its k rows b.rs apart), so the micro-kernels
+ * can read it in place: for a short A (few micro-panels per B element) the
+ * copy into L1 would cost as much as the mmad's own reads. n must be whole
+ * panels, because a micro-kernel reads NR columns. */
+void vn_cube_mmad_gm_(vn_core *core, vn_local c, vn_local a, vn_mat b, int64_t m, int64_t n,
+                      int64_t k, bool init, vn_site site)
+{
+    const char *call = "vn_cube_mmad_gm";
+    vn_cube_shape s = vn_cube_shape_of(VN_F32);
+    if (a.dtype != VN_F32 || c.dtype != VN_F32 || b.gm.dtype != VN_F32 || b.cs != 1)
+        vn_core_fail(core, site, call,
+                     "needs f32 A, C and an f32 B with contiguous columns (has %s x %s -> %s, "
+                     "column stride %lld)",
+                     vn_dtype_name(a.dtype), vn_dtype_name(b.gm.dtype), vn_dtype_name(c.dtype),
+                     (long long)b.cs);
+    if (n % s.nr)
+        vn_core_fail(core, site, call, "n %lld is not a multiple of the panel width %d",
+                     (long long)n, (int)s.nr);
+    if (core->checked) {
+        mmad_check_ac(core, c, a, m, n, k, init, call, site);
+        check_mat(core, b, k, n, "B", call, site);
+    }
+    if (m <= 0 || n <= 0) return;
+    const float *bp = (const float *)b.gm.data + b.off;
+    mmad_tiles(c, a, bp, s.nr, b.rs, m, n, k, init);
+    core->counters.cube_ops += m * n * k;
+    core->counters.bytes_in += k * n * 4;
 }

@@ -22,8 +22,8 @@ CUBE_GENERIC_ENTRIES(6, 16)
     }
 
 /* C tile 6 x 16 (rows ldc apart) += A (6 rows lda apart) * B panel (k x 16). */
-static void ukr_f32_6x16(int64_t kg, const void *a_, int64_t lda, const void *b_, void *c_,
-                         int64_t ldc, int acc, const char *pf, int64_t npf)
+static void ukr_f32_6x16(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
+                         void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
 {
     const float *a0 = a_, *a3 = a0 + 3 * lda, *b = b_;
     float *c = c_;
@@ -38,7 +38,7 @@ static void ukr_f32_6x16(int64_t kg, const void *a_, int64_t lda, const void *b_
     } else {
         c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
     }
-    for (int64_t k = 0; k < kg; k++, a0++, a3++, b += 16) {
+    for (int64_t k = 0; k < kg; k++, a0++, a3++, b += ldb) {
         if (k < npf) _mm_prefetch(pf + 64 * k, _MM_HINT_T1); /* the next tile, to L2 */
         __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
         ROW(0) ROW(1) ROW(2) ROW(3) ROW(4) ROW(5)

@@ -28,8 +28,9 @@ CUBE_GENERIC_ENTRIES(12, 32)
     F(0, c00, c01)                                                                                 \
     F(1, c10, c11)                                                                                 \
     F(2, c20, c21)                                                                                 \
-    F(3, c30, c31) F(4, c40, c41) F(5, c50, c51) F(6, c60, c61) F(7, c70, c71) F(8, c80, c81)      \
-        F(9, c90, c91) F(10, ca0, ca1) F(11, cb0, cb1)
+    F(3, c30, c31)                                                                                 \
+    F(4, c40, c41) F(5, c50, c51) F(6, c60, c61) F(7, c70, c71) F(8, c80, c81) F(9, c90, c91)      \
+        F(10, ca0, ca1) F(11, cb0, cb1)
 
 #define LOAD_PS(r, x0, x1)                                                                         \
     x0 = _mm512_loadu_ps(c + ldc * r), x1 = _mm512_loadu_ps(c + ldc * r + 16);
@@ -52,8 +53,8 @@ CUBE_GENERIC_ENTRIES(12, 32)
 /* How many k steps ahead the f32 kernel prefetches B (8: 1 KiB). */
 #define UKR_PF_K 8
 
-static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, void *c_,
-                          int64_t ldc, int acc, const char *pf, int64_t npf)
+static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
+                          void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
 {
     const float *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;
     float *c = c_;
@@ -63,11 +64,11 @@ static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b
     } else {
         ACC_ALL(ZERO_PS)
     }
-    for (int64_t k = 0; k < kg; k++, a0++, a4++, a8++, b += 32) {
+    for (int64_t k = 0; k < kg; k++, a0++, a4++, a8++, b += ldb) {
         /* B streams from L2 (or a pre-packed B from memory): ask for it
          * UKR_PF_K steps ahead, past what the L1 next-line prefetch covers. */
-        _mm_prefetch((const char *)(b + 32 * UKR_PF_K), _MM_HINT_T0);
-        _mm_prefetch((const char *)(b + 32 * UKR_PF_K + 16), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + ldb * UKR_PF_K), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + ldb * UKR_PF_K + 16), _MM_HINT_T0);
         NEXT_TILE_PF(k);
         __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
         ACC_ALL(FMA_ROW)
@@ -84,8 +85,8 @@ static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b
         x1 = _mm512_dpbf16_ps(x1, ar, b1);                                                         \
     }
 
-static void ukr_bf16_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, void *c_,
-                           int64_t ldc, int acc, const char *pf, int64_t npf)
+static void ukr_bf16_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
+                           void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
 {
     const uint16_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;
     float *c = c_;
@@ -95,7 +96,7 @@ static void ukr_bf16_12x32(int64_t kg, const void *a_, int64_t lda, const void *
     } else {
         ACC_ALL(ZERO_PS)
     }
-    for (int64_t k = 0; k < kg; k++, a0 += 2, a4 += 2, a8 += 2, b += 64) {
+    for (int64_t k = 0; k < kg; k++, a0 += 2, a4 += 2, a8 += 2, b += ldb) {
         NEXT_TILE_PF(k);
         __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + 32);
         ACC_ALL(DP_ROW)
@@ -117,8 +118,8 @@ static void ukr_bf16_12x32(int64_t kg, const void *a_, int64_t lda, const void *
         x1 = _mm512_dpbusd_epi32(x1, ar, b1);                                                      \
     }
 
-static void ukr_i8_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, void *c_,
-                         int64_t ldc, int acc, const char *pf, int64_t npf)
+static void ukr_i8_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
+                         void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
 {
     const uint8_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda;
     const int8_t *b = b_;
@@ -129,7 +130,7 @@ static void ukr_i8_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_
     } else {
         ACC_ALL(ZERO_EPI)
     }
-    for (int64_t k = 0; k < kg; k++, a0 += 4, a4 += 4, a8 += 4, b += 128) {
+    for (int64_t k = 0; k < kg; k++, a0 += 4, a4 += 4, a8 += 4, b += ldb) {
         NEXT_TILE_PF(k);
         __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
         ACC_ALL(VNNI_ROW)

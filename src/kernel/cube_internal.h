@@ -4,12 +4,12 @@
  *
  * A micro-kernel computes one MR x NR tile of C (rows ldc elements apart):
  *     c = (acc ? c : 0) + sum over kg < kgroups of A rows (kg) * B panel (kg)
- * with A as MR rows lda elements apart (KP consecutive k of a row together,
- * which row-major storage gives for free) and B as one micro-panel in the
- * layout documented in kernel.h (kgroups = Kp / KP). Invariants: it reads
- * kgroups*KP elements of each of the MR rows of a and kgroups*NR*KP of b, and
- * writes exactly MR rows of NR elements of c; pointers need only element
- * alignment (the kernels use unaligned loads), but loads keep them 32-byte
+ * with A as MR rows lda elements apart, B's k groups ldb elements apart (NR*KP
+ * in a panel, the row stride of a row-major f32 B read in place), (KP consecutive k of a row
+ * together, which row-major storage gives for free) and B as one micro-panel in the layout
+ * documented in kernel.h (kgroups = Kp / KP). Invariants: it reads kgroups*KP elements of each of
+ * the MR rows of a and kgroups*NR*KP of b, and writes exactly MR rows of NR elements of c; pointers
+ * need only element alignment (the kernels use unaligned loads), but loads keep them 32-byte
  * aligned. The kernels also request the lines pf..pf+64*npf of the next
  * tile (the vn_prefetch queue), spread over the k loop. f32 kernels accumulate with one fused
  * multiply-add per k, in increasing k, so every f32 path gives results within K*eps of exact and
@@ -30,16 +30,16 @@ typedef enum vn_cube_kind {
 
 /* pf, npf: lines of the next tile to request (to L2), one per k group for
  * the first npf groups (npf <= kgroups; vn_prefetch_take). */
-typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const void *b, void *c,
-                          int64_t ldc, int acc, const char *pf, int64_t npf);
+typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const void *b, int64_t ldb,
+                          void *c, int64_t ldc, int acc, const char *pf, int64_t npf);
 /* GEMV rows: c[0..n) = (acc ? c : 0) + sum_k a[k] * b[k*ldb + j], fma in k order. */
 typedef void (*vn_gemv_fn)(int64_t k, int64_t n, const float *a, const float *b, int64_t ldb,
                            float *c);
 
 /* B panels of width W from a row-major source (element (k, c) at src + k*ds
  * + c in elements of sd), KP k per unit, depth padded to Kp (cube_pack_rows.inc). */
-typedef void (*vn_pack_rows_fn)(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd,
-                                const void *src, int64_t ds, int64_t cols, int64_t depth);
+typedef void (*vn_pack_rows_fn)(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd, const void *src,
+                                int64_t ds, int64_t cols, int64_t depth);
 
 typedef struct vn_cube_table {
     vn_isa isa;

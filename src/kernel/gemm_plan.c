@@ -171,6 +171,22 @@ static void choose_grid(vn_gemm_plan *p, int32_t workers, int64_t mt_min)
     p->block_dim = (int32_t)min64(d->batch * p->nt * p->mt, 65535);
 }
 
+/* A row tile of at most this many rows reads an f32 B in place. */
+#define B_DIRECT_MAX_ROWS 256
+
+/* Read a row-major f32 B in place when the row tiles are short: each B
+ * element then feeds at most B_DIRECT_MAX_ROWS / MR micro-panels, so packing
+ * it into L1 (about a quarter of a cycle per element) would cost several %
+ * of the mmad (mb / 32 cycles per element), while the micro-kernel's own
+ * prefetch reads the rows from L2 or L3 as fast as panels. Whole panels
+ * only (N a multiple of NR). */
+static void choose_b_direct(vn_gemm_plan *p)
+{
+    const vn_gemm_desc *d = &p->d;
+    p->b_direct =
+        d->compute == VN_F32 && p->b_cs == 1 && d->N % p->s.nr == 0 && p->mb <= B_DIRECT_MAX_ROWS;
+}
+
 /* kc: the A micro-panel (MR x kc) takes about half the L1 data cache (the
  * micro-kernel keeps it there while B micro-panels stream from L2); a K up to
  * 1.25x that is one chunk (no partial sums at all), a longer K is split into
@@ -214,6 +230,7 @@ static vn_status choose_tiling(vn_gemm_plan *p)
         mt_min = cdiv(p->d.M > 0 ? p->d.M : 1, mb_max > s.mr ? mb_max : s.mr);
     }
     choose_grid(p, vn_device_num_workers(p->device), mt_min);
+    choose_b_direct(p);
     return VN_OK;
 }
 
@@ -293,7 +310,6 @@ const char *vn_gemm_packed_b_layout(const vn_gemm_plan *p)
 {
     return p ? p->layout : "";
 }
-
 
 vn_fixpipe vn_gemm_fixpipe_base(const vn_gemm_plan *p)
 {
