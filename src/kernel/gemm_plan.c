@@ -144,6 +144,9 @@ static void set_operands(vn_gemm_plan *p)
     if (d->compute != VN_I32) p->a_zero = p->b_zero = 0;
 }
 
+#define BLOCKS_PER_WORKER 4
+#define MIN_SPLIT_ROWS    96
+
 /* The grid: nt column tiles of nb and mt row tiles of mb per batch. At least
  * mt_min row tiles (so one tile's partial sums stay in L2); then, so that the
  * block count is a multiple of the workers, more column tiles when M is small
@@ -163,6 +166,11 @@ static void choose_grid(vn_gemm_plan *p, int32_t workers, int64_t mt_min)
     p->nb = rup(cdiv(N, nt), p->s.nr);
     p->nt = cdiv(N, p->nb);
     int64_t per = d->batch * p->nt, mt0 = mt;
+    /* With several workers, BLOCKS_PER_WORKER blocks each while tiles keep
+     * MIN_SPLIT_ROWS rows: a worker that starts late (its vCPU was busy, or
+     * it was asleep) still takes a share instead of finding none left. */
+    int64_t want = workers > 1 ? workers * BLOCKS_PER_WORKER : 1;
+    while (mt < max_mt && per * mt < want && cdiv(M, mt + 1) >= MIN_SPLIT_ROWS) mt++;
     while (mt < max_mt && ((per * mt) % workers != 0 || per * mt < workers)) mt++;
     if ((per * mt) % workers != 0)
         mt = min64(max_mt, mt0 > cdiv(workers, per) ? mt0 : cdiv(workers, per));
