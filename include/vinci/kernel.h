@@ -458,15 +458,15 @@ void vn_softmax_rows_(vn_core *core, vn_local dst, vn_local src, int64_t rows, i
  * Ascend fractal becomes the micro-panel ("the CPU fractal"), whose shape the
  * active ISA decides (vn_cube_shape_of):
  *
- *   A (m x k, in A1 or A2): ceil(m/MR) panels of MR rows, each panel Kp x MR
- *     with Kp = k rounded up to KP; element (r, c) of panel p sits at
- *       p*MR*Kp + (c/KP)*MR*KP + (r%MR)*KP + c%KP         (r = p*MR + r%MR)
- *     i.e. f32 is k-major (one column of MR values per k), bf16 keeps pairs of
- *     k together (KP = 2, for vdpbf16ps), int8 quads (KP = 4, for vpdpbusd).
+ *   A (m x k, in A1 or A2): row-major, rup(m, MR) rows of Kp elements, Kp = k
+ *     rounded up to KP; element (r, c) at r*Kp + c. KP consecutive k of a row
+ *     are thus together: bf16 pairs (KP = 2, for vdpbf16ps), int8 quads (KP =
+ *     4, for vpdpbusd); the micro-kernel broadcasts them from MR rows at once,
+ *     so a row-major source loads with one copy per row.
  *   B (k x n, in B1 or B2): ceil(n/NR) panels of NR columns, each Kp x NR:
  *       q*NR*Kp + (r/KP)*NR*KP + (c%NR)*KP + r%KP           (c = q*NR + c%NR)
- *   C (m x n, in CO1, f32 or i32): MR x NR micro-tiles, row-major inside, tile
- *     (p, q) at (p*ceil(n/NR) + q)*MR*NR.
+ *   C (m x n, in CO1, f32 or i32): row-major, rup(m, MR) rows of rup(n, NR)
+ *     elements.
  * Rows past m, columns past n and k past k are zero in A and B (the loads pad
  * them), so a micro-kernel always runs whole tiles; fixpipe writes only m x n.
  *
@@ -511,6 +511,14 @@ void vn_cube_load_a_(vn_core *core, vn_local dst, vn_mat src, int64_t m, int64_t
 #define vn_cube_load_b(core, dst, src, k, n) vn_cube_load_b_(core, dst, src, k, n, VN_HERE)
 void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t n,
                      vn_site site);
+/* Hint that the rows x cols block of src will be loaded soon (the next tile's
+ * vn_cube_load_a / _b): its lines are requested while the current mmads run,
+ * one per k step of the micro-kernel, the newest hint first, so the load
+ * finds them in L2 (the analogue of the MTE2 copy of tile t + 1 running
+ * during the mmad of tile t). A load drops the hints it covers. No effect on
+ * results or counters; checked mode validates the block as a load would. */
+#define vn_prefetch_mat(core, src, rows, cols) vn_prefetch_mat_(core, src, rows, cols, VN_HERE)
+void vn_prefetch_mat_(vn_core *core, vn_mat src, int64_t rows, int64_t cols, vn_site site);
 /* Copy rows [k0, k0+k) x columns [n0, n0+n) of a whole pre-packed B (the
  * layout above for all K x N, as vn_gemm_pack_b writes it: `packed` holds
  * ceil(N/NR) panels of Kp(K) x NR) into dst; k0 a multiple of KP, n0 of NR.
@@ -539,6 +547,17 @@ void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m,
 void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, int64_t K,
                           int64_t m, int64_t k0, int64_t k, int64_t n0, int64_t n, bool init,
                           vn_site site);
+
+/* C (m x n, CO1) = (init ? 0 : C) + A (m x k, f32) * the k x n block of an
+ * f32 B in global memory whose columns are contiguous (b.cs == 1), read in
+ * place: with KP = 1 a row-major B already is the B fractal, its k rows b.rs
+ * apart. For a short A (each B element feeds few micro-panels) this saves
+ * the load's copy. n must be a multiple of NR (the micro-kernels read whole
+ * panels); checked mode validates A and C as mmad does and B's bounds. */
+#define vn_cube_mmad_gm(core, c, a, b, m, n, k, init)                                              \
+    vn_cube_mmad_gm_(core, c, a, b, m, n, k, init, VN_HERE)
+void vn_cube_mmad_gm_(vn_core *core, vn_local c, vn_local a, vn_mat b, int64_t m, int64_t n,
+                      int64_t k, bool init, vn_site site);
 
 /* Fixpipe epilogue, applied in this order to each accumulator v of C(i, j):
  *   v += partial(i, j)                               if partial.gm.data

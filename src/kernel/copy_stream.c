@@ -29,8 +29,13 @@
 #define PF_RANGES   8
 #define PF_PER_LINE 2
 
+/* The lines [p, end) of the current row, then `rows` more rows of row_bytes,
+ * each `stride` bytes after the previous row's start (a strided tile). */
 typedef struct pf_range {
     const char *p, *end;
+    int64_t rows;
+    ptrdiff_t stride;
+    size_t row_bytes;
 } pf_range;
 static _Thread_local pf_range pf_queue[PF_RANGES];
 static _Thread_local int pf_count;
@@ -42,11 +47,23 @@ static inline void pf_line(const char *p)
     _mm_prefetch(p, _MM_HINT_T1);
 }
 
+static pf_range pf_row(const char *row, size_t row_bytes)
+{
+    pf_range r = {(const char *)((uintptr_t)row & ~(uintptr_t)63), row + row_bytes, 0, 0, 0};
+    return r;
+}
+
 void vn_prefetch_queue(const void *src, size_t bytes)
 {
-    if (pf_count == PF_RANGES || bytes == 0) return;
-    const char *p = (const char *)((uintptr_t)src & ~(uintptr_t)63);
-    pf_queue[pf_count++] = (pf_range){p, (const char *)src + bytes};
+    vn_prefetch_queue_rows(src, bytes, 1, 0);
+}
+
+void vn_prefetch_queue_rows(const void *src, size_t row_bytes, int64_t rows, ptrdiff_t stride)
+{
+    if (pf_count == PF_RANGES || row_bytes == 0 || rows <= 0) return;
+    pf_range r = pf_row(src, row_bytes);
+    r.rows = rows - 1, r.stride = stride, r.row_bytes = row_bytes;
+    pf_queue[pf_count++] = r;
 }
 
 void vn_prefetch_drop(void)
@@ -54,18 +71,53 @@ void vn_prefetch_drop(void)
     pf_count = 0;
 }
 
+/* Moves r to its next row; false when it has none. */
+static bool pf_next_row(pf_range *r)
+{
+    if (r->rows <= 0) return false;
+    const char *row = r->end - r->row_bytes + r->stride;
+    size_t rb = r->row_bytes;
+    *r = (pf_range){pf_row(row, rb).p, row + rb, r->rows - 1, r->stride, rb};
+    return true;
+}
+
+static void pf_remove(int k)
+{
+    for (int i = k + 1; i < pf_count; i++) pf_queue[i - 1] = pf_queue[i];
+    pf_count--;
+}
+
 /* Request up to `lines` queued lines, oldest range first. */
 void vn_prefetch_issue(int64_t lines)
 {
-    int k = 0;
-    while (lines > 0 && k < pf_count) {
-        pf_range *r = &pf_queue[k];
+    while (lines > 0 && pf_count > 0) {
+        pf_range *r = &pf_queue[0];
         for (; lines > 0 && r->p < r->end; lines--, r->p += 64) pf_line(r->p);
-        if (r->p >= r->end) k++;
+        if (r->p >= r->end && !pf_next_row(r)) pf_remove(0);
     }
-    if (k == 0) return;
-    for (int i = k; i < pf_count; i++) pf_queue[i - k] = pf_queue[i];
-    pf_count -= k;
+}
+
+int64_t vn_prefetch_take(int64_t max_lines, const char **p)
+{
+    while (pf_count > 0) {
+        pf_range *r = &pf_queue[pf_count - 1]; /* newest first: the most urgent tile */
+        if (r->p >= r->end) {
+            if (!pf_next_row(r)) pf_remove(pf_count - 1);
+            continue;
+        }
+        int64_t n = (r->end - r->p + 63) / 64;
+        n = n < max_lines ? n : max_lines;
+        *p = r->p;
+        r->p += n * 64;
+        return n;
+    }
+    return 0;
+}
+
+void vn_prefetch_drop_within(const void *lo, const void *hi)
+{
+    for (int k = pf_count - 1; k >= 0; k--)
+        if (pf_queue[k].p >= (const char *)lo && pf_queue[k].p < (const char *)hi) pf_remove(k);
 }
 
 /* Below this, the fence and the head/tail handling cost more than they save. */

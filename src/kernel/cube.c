@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kernel/cube_internal.h"
+#include "kernel/isa.h"
 
 static int64_t rup(int64_t x, int64_t m)
 {
@@ -91,6 +92,32 @@ static bool load_types_ok(bool is_a, vn_dtype dst, vn_dtype src)
     }
 }
 
+/* The bytes [lo, hi) an r x c block of a view spans. */
+static void mat_span(vn_mat v, int64_t r, int64_t c, const char **lo, const char **hi)
+{
+    int64_t es = (int64_t)vn_dtype_size(v.gm.dtype), dr = (r - 1) * v.rs, dc = (c - 1) * v.cs;
+    int64_t l = v.off + (dr < 0 ? dr : 0) + (dc < 0 ? dc : 0);
+    int64_t h = v.off + (dr > 0 ? dr : 0) + (dc > 0 ? dc : 0);
+    *lo = (const char *)v.gm.data + l * es;
+    *hi = (const char *)v.gm.data + (h + 1) * es;
+}
+
+void vn_prefetch_mat_(vn_core *core, vn_mat src, int64_t rows, int64_t cols, vn_site site)
+{
+    if (core->checked) {
+        check_dims(core, rows, cols, 0, "vn_prefetch_mat", site);
+        check_mat(core, src, rows, cols, "src", "vn_prefetch_mat", site);
+    }
+    if (rows <= 0 || cols <= 0 || !src.gm.data) return;
+    int64_t es = (int64_t)vn_dtype_size(src.gm.dtype);
+    const char *p = (const char *)src.gm.data + src.off * es;
+    /* as rows along the unit-stride side; other strides are not worth a hint */
+    if (src.cs == 1)
+        vn_prefetch_queue_rows(p, (size_t)(cols * es), rows, (ptrdiff_t)(src.rs * es));
+    else if (src.rs == 1)
+        vn_prefetch_queue_rows(p, (size_t)(rows * es), cols, (ptrdiff_t)(src.cs * es));
+}
+
 static void load_common(vn_core *core, bool is_a, vn_local dst, vn_mat src, int64_t rows,
                         int64_t depth, vn_site site)
 {
@@ -116,6 +143,9 @@ static void load_common(vn_core *core, bool is_a, vn_local dst, vn_mat src, int6
     }
     if (elems == 0) return;
     const void *p = (const uint8_t *)src.gm.data + src.off * (int64_t)vn_dtype_size(src.gm.dtype);
+    const char *lo, *hi;
+    mat_span(src, is_a ? rows : depth, is_a ? depth : rows, &lo, &hi);
+    vn_prefetch_drop_within(lo, hi); /* this copy fetches those lines now */
     if (is_a)
         vn_cube_pack_a(s, dst.dtype, dst.data, src.gm.dtype, p, src.rs, src.cs, rows, depth);
     else
@@ -200,31 +230,35 @@ static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_
     vn_check_read(core, b, 0, vn_cube_b_elems(b.dtype, k, n) * sz, call, site);
 }
 
-/* The micro-tiles of C (m x n) from packed A panels and B panels `bstep`
- * elements apart (NR x Kp(k) in L1; NR x Kp(K) in a whole pre-packed B). */
-static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int64_t m, int64_t n,
-                       int64_t k, bool init)
+/* The micro-tiles of C (m x n) from the A rows and B panels `bstep`
+ * elements apart (NR x Kp(k) in L1; NR x Kp(K) in a whole pre-packed B; NR
+ * in a row-major B), their k groups `bld` elements apart. */
+static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int64_t bld, int64_t m,
+                       int64_t n, int64_t k, bool init)
 {
     int kind = vn_cube_kind_of(a.dtype);
     const vn_cube_table *t = vn_cube_table_get();
     vn_cube_shape s = t->shape[kind];
     int64_t mp = (m + s.mr - 1) / s.mr, np = (n + s.nr - 1) / s.nr, kp = rup(k, s.kp);
+    int64_t ldc = np * s.nr;
     size_t es = vn_dtype_size(a.dtype);
     if (k <= 0) {
-        if (init) memset(c.data, 0, (size_t)(mp * np * s.mr * s.nr) * 4);
+        if (init) memset(c.data, 0, (size_t)(mp * s.mr * ldc) * 4);
         return;
     }
     vn_ukr_fn ukr = t->ukr[kind];
-    /* A micro-panel outer: the MR x kc panel (MR*KP bytes per k group, the
-     * smaller of the two) stays in the L1 data cache while the B micro-panels
-     * stream past it from L2; that lets the K chunk be about twice as long as
-     * with B resident, halving the passes of partial sums through C. */
+    /* A rows outer: the MR x kc rows (MR*KP*4 bytes per k group, the smaller
+     * operand) stay in the L1 data cache while the B micro-panels stream past
+     * them from L2; that lets the K chunk be about twice as long as with B
+     * resident, halving the passes of partial sums through C. */
     for (int64_t p = 0; p < mp; p++) {
         const uint8_t *ap = (const uint8_t *)a.data + (size_t)(p * s.mr * kp) * es;
+        uint8_t *cp = (uint8_t *)c.data + (size_t)(p * s.mr * ldc) * 4;
         for (int64_t q = 0; q < np; q++) {
             const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
-            uint8_t *cp = (uint8_t *)c.data + (size_t)((p * np + q) * s.mr * s.nr) * 4;
-            ukr(kp / s.kp, ap, bp, cp, !init);
+            const char *pf = NULL;
+            int64_t npf = vn_prefetch_take(kp / s.kp, &pf);
+            ukr(kp / s.kp, ap, kp, bp, bld, cp + (size_t)(q * s.nr) * 4, ldc, !init, pf, npf);
         }
     }
 }
@@ -239,7 +273,7 @@ void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m,
     if (core->checked) mmad_check(core, c, a, b, m, n, k, init, site);
     if (m <= 0 || n <= 0) return;
     vn_cube_shape s = vn_cube_shape_of(a.dtype);
-    mmad_tiles(c, a, b.data, s.nr * rup(k, s.kp), m, n, k, init);
+    mmad_tiles(c, a, b.data, s.nr * rup(k, s.kp), s.nr * s.kp, m, n, k, init);
     core->counters.cube_ops += m * n * k;
 }
 
@@ -263,7 +297,37 @@ void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, i
     if (m <= 0 || n <= 0) return;
     int64_t kpK = rup(K, s.kp), es = (int64_t)vn_dtype_size(packed.dtype);
     const uint8_t *b = (const uint8_t *)packed.data + ((n0 / s.nr) * s.nr * kpK + k0 * s.nr) * es;
-    mmad_tiles(c, a, b, s.nr * kpK, m, n, k, init);
+    mmad_tiles(c, a, b, s.nr * kpK, s.nr * s.kp, m, n, k, init);
     core->counters.cube_ops += m * n * k;
     core->counters.bytes_in += rup(k, s.kp) * ((n + s.nr - 1) / s.nr * s.nr) * es;
+}
+
+/* An f32 B whose columns are contiguous is a B fractal as it lies (KP = 1:
+ * panel q is columns q*NR.., its k rows b.rs apart), so the micro-kernels
+ * can read it in place: for a short A (few micro-panels per B element) the
+ * copy into L1 would cost as much as the mmad's own reads. n must be whole
+ * panels, because a micro-kernel reads NR columns. */
+void vn_cube_mmad_gm_(vn_core *core, vn_local c, vn_local a, vn_mat b, int64_t m, int64_t n,
+                      int64_t k, bool init, vn_site site)
+{
+    const char *call = "vn_cube_mmad_gm";
+    vn_cube_shape s = vn_cube_shape_of(VN_F32);
+    if (a.dtype != VN_F32 || c.dtype != VN_F32 || b.gm.dtype != VN_F32 || b.cs != 1)
+        vn_core_fail(core, site, call,
+                     "needs f32 A, C and an f32 B with contiguous columns (has %s x %s -> %s, "
+                     "column stride %lld)",
+                     vn_dtype_name(a.dtype), vn_dtype_name(b.gm.dtype), vn_dtype_name(c.dtype),
+                     (long long)b.cs);
+    if (n % s.nr)
+        vn_core_fail(core, site, call, "n %lld is not a multiple of the panel width %d",
+                     (long long)n, (int)s.nr);
+    if (core->checked) {
+        mmad_check_ac(core, c, a, m, n, k, init, call, site);
+        check_mat(core, b, k, n, "B", call, site);
+    }
+    if (m <= 0 || n <= 0) return;
+    const float *bp = (const float *)b.gm.data + b.off;
+    mmad_tiles(c, a, bp, s.nr, b.rs, m, n, k, init);
+    core->counters.cube_ops += m * n * k;
+    core->counters.bytes_in += k * n * 4;
 }

@@ -1,7 +1,9 @@
 /*
  * cube_avx512.c — the AVX-512 cube table: 12 x 32 micro-kernels with 24 zmm
  * accumulators (MLAS-like: each k broadcasts 12 A values and loads two B
- * vectors, 24 FMAs per 14 loads, leaving the two FMA ports the bottleneck):
+ * vectors, 24 FMAs per 14 loads, leaving the two FMA ports the bottleneck).
+ * A is read as 12 rows lda apart through three row pointers (rows 0, 4, 8)
+ * and the strides 1-3 x lda, which x86 addressing covers without extra adds:
  *   f32   vfmadd231ps, one k per step;
  *   bf16  vdpbf16ps, a pair of k per step (A pair broadcast as 32 bits);
  *   int8  vpdpbusd (u8 x s8 -> s32), a quad of k per step.
@@ -14,6 +16,7 @@
 #include "kernel/cube_internal.h"
 
 #include "kernel/cube_generic.inc"
+#include "kernel/cube_pack_rows.inc"
 
 CUBE_GENERIC_ENTRIES(12, 32)
 
@@ -23,25 +26,37 @@ CUBE_GENERIC_ENTRIES(12, 32)
         c90, c91, ca0, ca1, cb0, cb1
 #define ACC_ALL(F)                                                                                 \
     F(0, c00, c01)                                                                                 \
-    F(1, c10, c11) F(2, c20, c21) F(3, c30, c31) F(4, c40, c41) F(5, c50, c51) F(6, c60, c61)      \
-        F(7, c70, c71) F(8, c80, c81) F(9, c90, c91) F(10, ca0, ca1) F(11, cb0, cb1)
+    F(1, c10, c11)                                                                                 \
+    F(2, c20, c21)                                                                                 \
+    F(3, c30, c31)                                                                                 \
+    F(4, c40, c41) F(5, c50, c51) F(6, c60, c61) F(7, c70, c71) F(8, c80, c81) F(9, c90, c91)      \
+        F(10, ca0, ca1) F(11, cb0, cb1)
 
-#define LOAD_PS(r, x0, x1)  x0 = _mm512_loadu_ps(c + 32 * r), x1 = _mm512_loadu_ps(c + 32 * r + 16);
-#define ZERO_PS(r, x0, x1)  x0 = _mm512_setzero_ps(), x1 = _mm512_setzero_ps();
-#define STORE_PS(r, x0, x1) _mm512_storeu_ps(c + 32 * r, x0), _mm512_storeu_ps(c + 32 * r + 16, x1);
+#define LOAD_PS(r, x0, x1)                                                                         \
+    x0 = _mm512_loadu_ps(c + ldc * r), x1 = _mm512_loadu_ps(c + ldc * r + 16);
+#define ZERO_PS(r, x0, x1) x0 = _mm512_setzero_ps(), x1 = _mm512_setzero_ps();
+#define STORE_PS(r, x0, x1)                                                                        \
+    _mm512_storeu_ps(c + ldc * r, x0), _mm512_storeu_ps(c + ldc * r + 16, x1);
+/* Row r of A at the current k: a0/a4/a8 point at rows 0, 4, 8. */
+#define A_ROW(r) ((r) < 4 ? a0 : (r) < 8 ? a4 : a8) + ((r) % 4) * lda
 #define FMA_ROW(r, x0, x1)                                                                         \
     {                                                                                              \
-        __m512 ar = _mm512_set1_ps(a[r]);                                                          \
+        __m512 ar = _mm512_set1_ps(*(A_ROW(r)));                                                   \
         x0 = _mm512_fmadd_ps(ar, b0, x0);                                                          \
         x1 = _mm512_fmadd_ps(ar, b1, x1);                                                          \
     }
 
+/* One line of the next tile per k step, to L2 (cube_internal.h). */
+#define NEXT_TILE_PF(k)                                                                            \
+    if ((k) < npf) _mm_prefetch(pf + 64 * (k), _MM_HINT_T1)
+
 /* How many k steps ahead the f32 kernel prefetches B (8: 1 KiB). */
 #define UKR_PF_K 8
 
-static void ukr_f32_12x32(int64_t kg, const void *a_, const void *b_, void *c_, int acc)
+static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
+                          void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
 {
-    const float *a = a_, *b = b_;
+    const float *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;
     float *c = c_;
     ACC_DECL(__m512);
     if (acc) {
@@ -49,11 +64,12 @@ static void ukr_f32_12x32(int64_t kg, const void *a_, const void *b_, void *c_, 
     } else {
         ACC_ALL(ZERO_PS)
     }
-    for (int64_t k = 0; k < kg; k++, a += 12, b += 32) {
+    for (int64_t k = 0; k < kg; k++, a0++, a4++, a8++, b += ldb) {
         /* B streams from L2 (or a pre-packed B from memory): ask for it
          * UKR_PF_K steps ahead, past what the L1 next-line prefetch covers. */
-        _mm_prefetch((const char *)(b + 32 * UKR_PF_K), _MM_HINT_T0);
-        _mm_prefetch((const char *)(b + 32 * UKR_PF_K + 16), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + ldb * UKR_PF_K), _MM_HINT_T0);
+        _mm_prefetch((const char *)(b + ldb * UKR_PF_K + 16), _MM_HINT_T0);
+        NEXT_TILE_PF(k);
         __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
         ACC_ALL(FMA_ROW)
     }
@@ -63,15 +79,16 @@ static void ukr_f32_12x32(int64_t kg, const void *a_, const void *b_, void *c_, 
 #define DP_ROW(r, x0, x1)                                                                          \
     {                                                                                              \
         int32_t s;                                                                                 \
-        memcpy(&s, a + 2 * r, 4);                                                                  \
+        memcpy(&s, A_ROW(r), 4);                                                                   \
         __m512bh ar = (__m512bh)_mm512_set1_epi32(s);                                              \
         x0 = _mm512_dpbf16_ps(x0, ar, b0);                                                         \
         x1 = _mm512_dpbf16_ps(x1, ar, b1);                                                         \
     }
 
-static void ukr_bf16_12x32(int64_t kg, const void *a_, const void *b_, void *c_, int acc)
+static void ukr_bf16_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
+                           void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
 {
-    const uint16_t *a = a_, *b = b_;
+    const uint16_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;
     float *c = c_;
     ACC_DECL(__m512);
     if (acc) {
@@ -79,7 +96,8 @@ static void ukr_bf16_12x32(int64_t kg, const void *a_, const void *b_, void *c_,
     } else {
         ACC_ALL(ZERO_PS)
     }
-    for (int64_t k = 0; k < kg; k++, a += 24, b += 64) {
+    for (int64_t k = 0; k < kg; k++, a0 += 2, a4 += 2, a8 += 2, b += ldb) {
+        NEXT_TILE_PF(k);
         __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + 32);
         ACC_ALL(DP_ROW)
     }
@@ -87,22 +105,23 @@ static void ukr_bf16_12x32(int64_t kg, const void *a_, const void *b_, void *c_,
 }
 
 #define LOAD_EPI(r, x0, x1)                                                                        \
-    x0 = _mm512_loadu_si512(c + 32 * r), x1 = _mm512_loadu_si512(c + 32 * r + 16);
+    x0 = _mm512_loadu_si512(c + ldc * r), x1 = _mm512_loadu_si512(c + ldc * r + 16);
 #define ZERO_EPI(r, x0, x1) x0 = _mm512_setzero_si512(), x1 = _mm512_setzero_si512();
 #define STORE_EPI(r, x0, x1)                                                                       \
-    _mm512_storeu_si512(c + 32 * r, x0), _mm512_storeu_si512(c + 32 * r + 16, x1);
+    _mm512_storeu_si512(c + ldc * r, x0), _mm512_storeu_si512(c + ldc * r + 16, x1);
 #define VNNI_ROW(r, x0, x1)                                                                        \
     {                                                                                              \
         int32_t s;                                                                                 \
-        memcpy(&s, a + 4 * r, 4);                                                                  \
+        memcpy(&s, A_ROW(r), 4);                                                                   \
         __m512i ar = _mm512_set1_epi32(s);                                                         \
         x0 = _mm512_dpbusd_epi32(x0, ar, b0);                                                      \
         x1 = _mm512_dpbusd_epi32(x1, ar, b1);                                                      \
     }
 
-static void ukr_i8_12x32(int64_t kg, const void *a_, const void *b_, void *c_, int acc)
+static void ukr_i8_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
+                         void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
 {
-    const uint8_t *a = a_;
+    const uint8_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda;
     const int8_t *b = b_;
     int32_t *c = c_;
     ACC_DECL(__m512i);
@@ -111,7 +130,8 @@ static void ukr_i8_12x32(int64_t kg, const void *a_, const void *b_, void *c_, i
     } else {
         ACC_ALL(ZERO_EPI)
     }
-    for (int64_t k = 0; k < kg; k++, a += 48, b += 128) {
+    for (int64_t k = 0; k < kg; k++, a0 += 4, a4 += 4, a8 += 4, b += ldb) {
+        NEXT_TILE_PF(k);
         __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
         ACC_ALL(VNNI_ROW)
     }
@@ -123,6 +143,7 @@ const vn_cube_table vn_cube_table_avx512 = {
     .shape = {{12, 32, 1}, {12, 32, 2}, {12, 32, 4}},
     .ukr = {ukr_f32_12x32, ukr_bf16_12x32, ukr_i8_12x32},
     .gemv_rows = cube_gemv_rows,
+    .pack_b_rows = cube_pack_b_rows,
 };
 
 /* Same shapes, generic kernels: for CPUs without AVX512_BF16 / VNNI. */

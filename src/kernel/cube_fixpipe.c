@@ -211,37 +211,31 @@ static bool fixpipe_direct(const vn_fixpipe *fp, vn_dtype acc, vn_mat dst)
            fp->act == VN_ACT_NONE;
 }
 
-/* Straight from the micro-tiles to dst, adding the partial sums: the same
- * single f32 add (or wrapping i32 add) per element as the row path. */
-static void copy_direct(const vn_fixpipe *fp, vn_local src, vn_cube_shape s, int64_t np, int64_t m,
-                        int64_t n, vn_mat dst)
+/* Straight from the accumulator rows to dst, adding the partial sums: the
+ * same single f32 add (or wrapping i32 add) per element as the row path. */
+static void copy_direct(const vn_fixpipe *fp, vn_local src, int64_t ldc, int64_t m, int64_t n,
+                        vn_mat dst)
 {
     bool has_p = fp->partial.gm.data != NULL;
     for (int64_t i = 0; i < m; i++) {
-        int64_t p = i / s.mr, r = i % s.mr;
         int64_t at = dst.off + i * dst.rs, pat = has_p ? fp->partial.off + i * fp->partial.rs : 0;
-        for (int64_t q = 0; q < np; q++) {
-            int64_t j0 = q * s.nr, w = n - j0 < s.nr ? n - j0 : s.nr;
-            size_t t = (size_t)(((p * np + q) * s.mr + r) * s.nr);
-            if (src.dtype == VN_F32) {
-                const float *restrict v = (const float *)src.data + t;
-                float *d = (float *)dst.gm.data + at + j0;
-                if (has_p) {
-                    const float *pp = (const float *)fp->partial.gm.data + pat + j0;
-                    for (int64_t j = 0; j < w; j++) d[j] = v[j] + pp[j];
-                } else {
-                    memcpy(d, v, (size_t)w * 4);
-                }
+        if (src.dtype == VN_F32) {
+            const float *restrict v = (const float *)src.data + i * ldc;
+            float *d = (float *)dst.gm.data + at; /* partial may be dst itself */
+            if (has_p) {
+                const float *pp = (const float *)fp->partial.gm.data + pat;
+                for (int64_t j = 0; j < n; j++) d[j] = v[j] + pp[j];
             } else {
-                const int32_t *restrict v = (const int32_t *)src.data + t;
-                int32_t *d = (int32_t *)dst.gm.data + at + j0;
-                if (has_p) {
-                    const int32_t *pp = (const int32_t *)fp->partial.gm.data + pat + j0;
-                    for (int64_t j = 0; j < w; j++)
-                        d[j] = (int32_t)((uint32_t)v[j] + (uint32_t)pp[j]);
-                } else {
-                    memcpy(d, v, (size_t)w * 4);
-                }
+                memcpy(d, v, (size_t)n * 4);
+            }
+        } else {
+            const int32_t *restrict v = (const int32_t *)src.data + i * ldc;
+            int32_t *d = (int32_t *)dst.gm.data + at;
+            if (has_p) {
+                const int32_t *pp = (const int32_t *)fp->partial.gm.data + pat;
+                for (int64_t j = 0; j < n; j++) d[j] = (int32_t)((uint32_t)v[j] + (uint32_t)pp[j]);
+            } else {
+                memcpy(d, v, (size_t)n * 4);
             }
         }
     }
@@ -319,9 +313,9 @@ void vn_cube_fixpipe_(vn_core *core, vn_mat dst, vn_local src, int64_t m, int64_
     if (core->checked) fixpipe_check(core, dst, src, m, n, fp, site);
     if (m <= 0 || n <= 0) return;
     vn_cube_shape s = vn_cube_shape_of(src.dtype == VN_F32 ? VN_F32 : VN_U8);
-    int64_t np = rup(n, s.nr) / s.nr, chunk = VN_FIXPIPE_CHUNK / s.nr * s.nr;
+    int64_t ldc = rup(n, s.nr); /* the accumulator rows, as mmad wrote them */
     if (fixpipe_direct(fp, src.dtype, dst)) {
-        copy_direct(fp, src, s, np, m, n, dst);
+        copy_direct(fp, src, ldc, m, n, dst);
         core->counters.bytes_out += m * n * 4;
         return;
     }
@@ -331,16 +325,12 @@ void vn_cube_fixpipe_(vn_core *core, vn_mat dst, vn_local src, int64_t m, int64_
     } row;
     float tmp[2 * VN_FIXPIPE_CHUNK];
     void *rowp = src.dtype == VN_F32 ? (void *)row.f : (void *)row.i;
-    for (int64_t i = 0; i < m; i++) {
-        int64_t p = i / s.mr, r = i % s.mr;
-        for (int64_t j0 = 0; j0 < n; j0 += chunk) {
-            int64_t w = n - j0 < chunk ? n - j0 : chunk;
-            for (int64_t q = j0 / s.nr, j = 0; j < w; q++, j += s.nr) {
-                const uint8_t *t = (const uint8_t *)src.data + ((p * np + q) * s.mr + r) * s.nr * 4;
-                memcpy((uint8_t *)rowp + j * 4, t, (size_t)(w - j < s.nr ? w - j : s.nr) * 4);
-            }
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j0 = 0; j0 < n; j0 += VN_FIXPIPE_CHUNK) {
+            int64_t w = n - j0 < VN_FIXPIPE_CHUNK ? n - j0 : VN_FIXPIPE_CHUNK;
+            /* a copy: the row step works in place and L0C stays as mmad left it */
+            memcpy(rowp, (const uint8_t *)src.data + (size_t)(i * ldc + j0) * 4, (size_t)w * 4);
             vn_fixpipe_row(fp, src.dtype, rowp, i, j0, w, dst, tmp);
         }
-    }
     core->counters.bytes_out += m * n * (int64_t)vn_dtype_size(dst.gm.dtype);
 }

@@ -2,15 +2,18 @@
  * cube_internal.h — what the cube files share: the per-ISA table of
  * micro-kernels, the packers and the fixpipe row step.
  *
- * A micro-kernel computes one MR x NR tile of C (row-major, NR contiguous):
- *     c = (acc ? c : 0) + sum over kg < kgroups of A panel (kg) * B panel (kg)
- * with the panels in the layout documented in kernel.h (kgroups = Kp / KP).
- * Invariants: it reads exactly kgroups*MR*KP elements of a and kgroups*NR*KP
- * of b, and writes exactly MR*NR elements of c; pointers need only element
- * alignment (the kernels use unaligned loads), but loads keep them 32-byte
- * aligned. f32 kernels accumulate with one fused multiply-add per k, in
- * increasing k, so every f32 path gives results within K*eps of exact and the
- * same kernel always gives the same bits.
+ * A micro-kernel computes one MR x NR tile of C (rows ldc elements apart):
+ *     c = (acc ? c : 0) + sum over kg < kgroups of A rows (kg) * B panel (kg)
+ * with A as MR rows lda elements apart, B's k groups ldb elements apart (NR*KP
+ * in a panel, the row stride of a row-major f32 B read in place), (KP consecutive k of a row
+ * together, which row-major storage gives for free) and B as one micro-panel in the layout
+ * documented in kernel.h (kgroups = Kp / KP). Invariants: it reads kgroups*KP elements of each of
+ * the MR rows of a and kgroups*NR*KP of b, and writes exactly MR rows of NR elements of c; pointers
+ * need only element alignment (the kernels use unaligned loads), but loads keep them 32-byte
+ * aligned. The kernels also request the lines pf..pf+64*npf of the next
+ * tile (the vn_prefetch queue), spread over the k loop. f32 kernels accumulate with one fused
+ * multiply-add per k, in increasing k, so every f32 path gives results within K*eps of exact and
+ * the same kernel always gives the same bits.
  */
 #ifndef VINCI_KERNEL_CUBE_INTERNAL_H
 #define VINCI_KERNEL_CUBE_INTERNAL_H
@@ -25,16 +28,25 @@ typedef enum vn_cube_kind {
     VN_CUBE_KIND_COUNT
 } vn_cube_kind;
 
-typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, const void *b, void *c, int acc);
+/* pf, npf: lines of the next tile to request (to L2), one per k group for
+ * the first npf groups (npf <= kgroups; vn_prefetch_take). */
+typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const void *b, int64_t ldb,
+                          void *c, int64_t ldc, int acc, const char *pf, int64_t npf);
 /* GEMV rows: c[0..n) = (acc ? c : 0) + sum_k a[k] * b[k*ldb + j], fma in k order. */
 typedef void (*vn_gemv_fn)(int64_t k, int64_t n, const float *a, const float *b, int64_t ldb,
                            float *c);
+
+/* B panels of width W from a row-major source (element (k, c) at src + k*ds
+ * + c in elements of sd), KP k per unit, depth padded to Kp (cube_pack_rows.inc). */
+typedef void (*vn_pack_rows_fn)(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd, const void *src,
+                                int64_t ds, int64_t cols, int64_t depth);
 
 typedef struct vn_cube_table {
     vn_isa isa;
     vn_cube_shape shape[VN_CUBE_KIND_COUNT];
     vn_ukr_fn ukr[VN_CUBE_KIND_COUNT];
-    vn_gemv_fn gemv_rows; /* B row-major (k x n, ldb); c overwritten */
+    vn_gemv_fn gemv_rows;        /* B row-major (k x n, ldb); c overwritten */
+    vn_pack_rows_fn pack_b_rows; /* the B packer of a row-major B */
 } vn_cube_table;
 
 /* The table of the active ISA (chosen once, thread-safe). Never NULL. */
@@ -47,16 +59,9 @@ extern const vn_cube_table vn_cube_table_avx512;
 int vn_cube_kind_of(vn_dtype dtype);
 
 /* Generic micro-kernels of any shape (plain C), the fallback of every ISA. */
-void vn_ukr_f32_generic(int mr, int nr, int64_t kg, const float *a, const float *b, float *c,
-                        int acc);
-void vn_ukr_bf16_generic(int mr, int nr, int64_t kg, const uint16_t *a, const uint16_t *b, float *c,
-                         int acc);
-void vn_ukr_i8_generic(int mr, int nr, int64_t kg, const uint8_t *a, const int8_t *b, int32_t *c,
-                       int acc);
-
-/* Packers (cube_pack.c): write the whole padded panels of an m x k A block
- * or a k x n B block from a strided source (element (i, j) at src + i*rs +
- * j*cs, in elements of src_dtype). */
+/* Packers (cube_pack.c): write the whole padded A block (rup(m, MR) rows of
+ * Kp(k) elements) or the padded panels of a k x n B block from a strided
+ * source (element (i, j) at src + i*rs + j*cs, in elements of src_dtype). */
 void vn_cube_pack_a(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
                     const void *src, int64_t rs, int64_t cs, int64_t m, int64_t k);
 void vn_cube_pack_b(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,

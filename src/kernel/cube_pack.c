@@ -1,22 +1,22 @@
 /*
  * cube_pack.c — the packers behind vn_cube_load_a / vn_cube_load_b: a strided
- * block of global memory into the micro-panel layout of kernel.h, converting
- * the element type and zero-padding rows, columns and k past the block.
+ * block of global memory into the layouts of kernel.h, converting the element
+ * type and zero-padding rows, columns and k past the block.
  *
- * A panel of A is Kp x MR with KP consecutive k of one row together; a panel
- * of B is Kp x NR with KP consecutive k of one column together. Both are the
- * same walk ("rows" = the MR or NR side, "depth" = k), so one packer serves
- * both: element (row, d) of the source goes to
- *     panel*W*Kp + (d/KP)*W*KP + (row%W)*KP + d%KP       (W = MR or NR).
+ * A is row-major: rup(m, MR) rows of Kp elements, so a row-major source is
+ * one converted copy per row (memcpy for f32), and KP consecutive k of a row
+ * are together as the dot-product kernels want them.
+ *
+ * A panel of B is Kp x NR with KP consecutive k of one column together:
+ * element (col, d) of the source goes to
+ *     panel*W*Kp + (d/KP)*W*KP + (col%W)*KP + d%KP       (W = NR).
  * For every operand family W*KP elements of one k group are 4*W bytes, so a
  * panel is a (Kp/KP) x W matrix of 32-bit "units" (one f32, one bf16 pair,
  * one byte quad), unit (row, g) at g*W + row%W. The packers work on units:
- *   depth contiguous (row-major A, transposed B): each source row is
+ *   depth contiguous (transposed B): each source row is
  *     converted to units (bf16 rounding, byte shift) in a small buffer, then
  *     a 4 x 4 unit transpose (SSE) writes the panel;
- *   rows contiguous (row-major B, transposed A): the source is read row by
- *     row (k outer), KP source rows interleaved into one row of units per
- *     panel;
+ *   rows contiguous (row-major B): the ISA's packer (cube_pack_rows.inc);
  *   any other strides: element by element.
  * Padding units are 0 in the packed domain (after the byte shift).
  */
@@ -90,6 +90,10 @@ static void transpose_units(uint32_t *out, int W, const uint32_t *src, int64_t r
 static void row_units(int KP, vn_dtype dd, vn_dtype sd, const void *src, int64_t n, uint32_t *u)
 {
     int64_t units = cdiv(n, KP);
+    if (dd == VN_F32) {
+        memcpy(u, src, (size_t)n * 4);
+        return;
+    }
     if (dd == VN_BF16) {
         uint16_t *h = (uint16_t *)u;
         if (sd == VN_BF16)
@@ -131,56 +135,6 @@ static void pack_depth_contig(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd
     }
 }
 
-/* Rows contiguous (row stride 1, depth stride ds): k group outer so the
- * source is read row after row; KP source rows interleave into units. */
-static void pack_rows_contig(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd, const void *src,
-                             int64_t ds, int64_t rows, int64_t depth)
-{
-    int64_t G = cdiv(depth, KP), panels = cdiv(rows, W);
-    size_t ses = vn_dtype_size(sd);
-    uint16_t h[2][VN_CUBE_MAX_NR];
-    uint8_t flip = sd == dd ? 0 : 0x80;
-    for (int64_t g = 0; g < G; g++) {
-        for (int64_t p = 0; p < panels; p++) {
-            uint32_t *o = (uint32_t *)dst + p * W * G + g * W;
-            int64_t r0 = p * W;
-            int w = (int)(rows - r0 < W ? rows - r0 : W);
-            if (dd == VN_F32) {
-                const uint32_t *s = (const uint32_t *)src + g * ds + r0;
-                /* the source rows are usually beyond L2: fetch ahead */
-                if (g + 16 < G)
-                    for (int r = 0; r < w; r += 16) __builtin_prefetch(s + 16 * ds + r);
-                for (int r = 0; r < w; r++) o[r] = s[r];
-            } else if (dd == VN_BF16) {
-                for (int q = 0; q < 2; q++) {
-                    int64_t d = 2 * g + q;
-                    const uint8_t *s = (const uint8_t *)src + (d * ds + r0) * (int64_t)ses;
-                    if (d >= depth)
-                        memset(h[q], 0, (size_t)w * 2);
-                    else if (sd == VN_BF16)
-                        memcpy(h[q], s, (size_t)w * 2);
-                    else
-                        vn_f32_to_bf16_array((const float *)s, h[q], (size_t)w);
-                }
-                for (int r = 0; r < w; r++) o[r] = (uint32_t)h[0][r] | (uint32_t)h[1][r] << 16;
-            } else {
-                const uint8_t *s[4];
-                for (int q = 0; q < 4; q++) {
-                    int64_t d = 4 * g + q;
-                    s[q] = d < depth ? (const uint8_t *)src + d * ds + r0 : NULL;
-                }
-                for (int r = 0; r < w; r++) {
-                    uint32_t u = 0;
-                    for (int q = 0; q < 4; q++)
-                        if (s[q]) u |= (uint32_t)(uint8_t)(s[q][r] ^ flip) << (8 * q);
-                    o[r] = u;
-                }
-            }
-            if (w < W) memset(o + w, 0, (size_t)(W - w) * 4);
-        }
-    }
-}
-
 /* Any type into panels of width W with depth packing KP; depth padded to Kp. */
 static void pack_any(int W, int KP, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
                      const void *src, int64_t rs, int64_t ds, int64_t rows, int64_t depth)
@@ -213,15 +167,47 @@ static void pack(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd, const void 
     if (ds == 1)
         pack_depth_contig(W, KP, dd, dst, sd, src, rs, rows, depth);
     else if (rs == 1)
-        pack_rows_contig(W, KP, dd, dst, sd, src, ds, rows, depth);
+        vn_cube_table_get()->pack_b_rows(W, KP, dd, dst, sd, src, ds, rows, depth);
     else
         pack_any(W, KP, dd, dst, sd, src, rs, ds, rows, depth);
+}
+
+/* A, any strides, element by element along the source's unit-stride side. */
+static void pack_a_any(vn_dtype dd, void *dst, int64_t kp, vn_dtype sd, const void *src, int64_t rs,
+                       int64_t cs, int64_t m, int64_t k)
+{
+    bool k_inner = cs == 1 || (rs != 1 && (cs < 0 ? -cs : cs) < (rs < 0 ? -rs : rs));
+    for (int64_t outer = 0; outer < (k_inner ? m : k); outer++)
+        for (int64_t inner = 0; inner < (k_inner ? k : m); inner++) {
+            int64_t r = k_inner ? outer : inner, c = k_inner ? inner : outer;
+            int64_t at = r * kp + c, s = r * rs + c * cs;
+            if (dd == VN_F32)
+                ((float *)dst)[at] = src_f32(src, s);
+            else if (dd == VN_BF16)
+                ((uint16_t *)dst)[at] = to_bf16(sd, src, s);
+            else
+                ((uint8_t *)dst)[at] = to_byte(sd, dd, src, s);
+        }
 }
 
 void vn_cube_pack_a(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
                     const void *src, int64_t rs, int64_t cs, int64_t m, int64_t k)
 {
-    pack(s.mr, s.kp, dst_dtype, dst, src_dtype, src, rs, cs, m, k);
+    if (m <= 0 || k <= 0) return;
+    int64_t kp = cdiv(k, s.kp) * s.kp, rows = cdiv(m, s.mr) * s.mr;
+    size_t des = vn_dtype_size(dst_dtype), ses = vn_dtype_size(src_dtype);
+    uint8_t *d = dst;
+    if (cs == 1) {
+        for (int64_t r = 0; r < m; r++)
+            row_units(s.kp, dst_dtype, src_dtype, (const uint8_t *)src + r * rs * (int64_t)ses, k,
+                      (uint32_t *)(d + (size_t)(r * kp) * des));
+    } else if (rs == 1 && dst_dtype == VN_F32) { /* a transposed f32 A: 4 x 4 transposes */
+        transpose_units((uint32_t *)d, (int)kp, src, cs, (int)k, m);
+    } else {
+        memset(d, 0, (size_t)(m * kp) * des);
+        pack_a_any(dst_dtype, d, kp, src_dtype, src, rs, cs, m, k);
+    }
+    memset(d + (size_t)(m * kp) * des, 0, (size_t)((rows - m) * kp) * des);
 }
 
 /* B's "rows" of a panel are its columns: the row stride is cs, depth stride rs. */

@@ -7,6 +7,7 @@
 #include "kernel/cube_internal.h"
 
 #include "kernel/cube_generic.inc"
+#include "kernel/cube_pack_rows.inc"
 
 CUBE_GENERIC_ENTRIES(4, 16)
 
@@ -15,4 +16,5 @@ const vn_cube_table vn_cube_table_scalar = {
     .shape = {{4, 16, 1}, {4, 16, 2}, {4, 16, 4}},
     .ukr = {cube_gen_f32_4x16, cube_gen_bf16_4x16, cube_gen_i8_4x16},
     .gemv_rows = cube_gemv_rows,
+    .pack_b_rows = cube_pack_b_rows,
 };

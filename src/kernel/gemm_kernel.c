@@ -84,6 +84,20 @@ static vn_gm packed_b(const vn_gemm_kargs *g, int64_t batch, vn_gm *col_sum)
     return vn_gm_make(base, p->b_op, p->packed_elems);
 }
 
+/* Hint the A block loaded after rows r0 of chunk kc0: the next mc rows, or
+ * the first rows of the next chunk. */
+static void prefetch_next_a(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, int64_t r0,
+                            int64_t kc0)
+{
+    const vn_gemm_plan *p = g->p;
+    int64_t r = r0 + p->mc, k0 = kc0;
+    if (r >= t->m0 + t->ml) r = t->m0, k0 = kc0 + p->kc;
+    if (k0 >= p->d.K) return;
+    int64_t rl = min64(p->mc, t->m0 + t->ml - r), kl = min64(p->kc, p->d.K - k0);
+    int64_t off = t->batch * p->d.stride_a + r * p->a_rs + k0 * p->a_cs;
+    vn_prefetch_mat(core, vn_mat_make(g->a, off, p->a_rs, p->a_cs), rl, kl);
+}
+
 /* Rows of one tile for one K chunk; B is b1 or, for a packed run, the whole
  * pre-packed B `pb` read in place. */
 static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, vn_local a2,
@@ -98,12 +112,19 @@ static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, 
     for (int64_t r0 = t->m0; r0 < t->m0 + t->ml; r0 += p->mc) {
         int64_t rl = min64(p->mc, t->m0 + t->ml - r0);
         vn_set_loop(core, kc0 / p->kc);
-        if (kl > 0)
+        if (kl > 0) {
             vn_cube_load_a(core, a2,
                            vn_mat_make(g->a, aoff + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs),
                            rl, kl);
+            prefetch_next_a(core, g, t, r0, kc0);
+        }
         if (g->b_packed)
             vn_cube_mmad_packed(core, c0, a2, *pb, d->K, rl, kc0, kl, t->n0, t->nl, true);
+        else if (p->b_direct)
+            vn_cube_mmad_gm(
+                core, c0, a2,
+                vn_mat_make(g->b, t->batch * d->stride_b + kc0 * p->b_rs + t->n0, p->b_rs, 1), rl,
+                t->nl, kl, true);
         else
             vn_cube_mmad(core, c0, a2, b1, rl, t->nl, kl, true);
         vn_mat part = vn_mat_make(g->part, poff + r0 * g->ldp + t->n0, g->ldp, 1);
@@ -125,7 +146,8 @@ void vn_gemm_kernel(vn_core *core, const void *args)
     const vn_gemm_desc *d = &p->d;
     vn_local a2 = vn_buf_new(core, VN_A2, vn_cube_a_elems(p->a_op, p->mc, p->kc), p->a_op);
     vn_local b1 = {0}; /* a pre-packed B is read in place */
-    if (!g->b_packed) b1 = vn_buf_new(core, VN_B1, vn_cube_b_elems(p->b_op, p->kc, p->nb), p->b_op);
+    if (!g->b_packed && !p->b_direct)
+        b1 = vn_buf_new(core, VN_B1, vn_cube_b_elems(p->b_op, p->kc, p->nb), p->b_op);
     vn_local c0 = vn_buf_new(core, VN_CO1, vn_cube_c_elems(p->a_op, p->mc, p->nb), p->acc);
     int64_t tiles = d->batch * p->mt * p->nt;
     for (int64_t i = vn_block_idx(core); i < tiles; i += vn_block_num(core)) {
@@ -147,11 +169,13 @@ static void gemm_tile(vn_core *core, const vn_gemm_kargs *g, const tile_pos *tp,
     int64_t boff = t.batch * d->stride_b;
     for (int64_t kc0 = 0;; kc0 += p->kc) {
         int64_t kl = min64(p->kc, d->K - kc0);
-        if (kl > 0 && !g->b_packed)
-            vn_cube_load_b(
-                core, b1,
-                vn_mat_make(g->b, boff + kc0 * p->b_rs + t.n0 * p->b_cs, p->b_rs, p->b_cs), kl,
-                t.nl);
+        vn_mat bv = vn_mat_make(g->b, boff + kc0 * p->b_rs + t.n0 * p->b_cs, p->b_rs, p->b_cs);
+        if (kl > 0 && !g->b_packed && !p->b_direct) vn_cube_load_b(core, b1, bv, kl, t.nl);
+        int64_t k1 = kc0 + p->kc; /* the next chunk streams in during this one */
+        if (k1 < d->K && !g->b_packed) {
+            bv.off += p->kc * p->b_rs;
+            vn_prefetch_mat(core, bv, min64(p->kc, d->K - k1), t.nl);
+        }
         gemm_rows(core, g, &t, a2, b1, &pb, c0, kc0, kl, &fp);
         if (kc0 + kl >= d->K) break;
     }

@@ -144,6 +144,9 @@ static void set_operands(vn_gemm_plan *p)
     if (d->compute != VN_I32) p->a_zero = p->b_zero = 0;
 }
 
+#define BLOCKS_PER_WORKER 4
+#define MIN_SPLIT_ROWS    96
+
 /* The grid: nt column tiles of nb and mt row tiles of mb per batch. At least
  * mt_min row tiles (so one tile's partial sums stay in L2); then, so that the
  * block count is a multiple of the workers, more column tiles when M is small
@@ -163,12 +166,33 @@ static void choose_grid(vn_gemm_plan *p, int32_t workers, int64_t mt_min)
     p->nb = rup(cdiv(N, nt), p->s.nr);
     p->nt = cdiv(N, p->nb);
     int64_t per = d->batch * p->nt, mt0 = mt;
+    /* With several workers, BLOCKS_PER_WORKER blocks each while tiles keep
+     * MIN_SPLIT_ROWS rows: a worker that starts late (its vCPU was busy, or
+     * it was asleep) still takes a share instead of finding none left. */
+    int64_t want = workers > 1 ? workers * BLOCKS_PER_WORKER : 1;
+    while (mt < max_mt && per * mt < want && cdiv(M, mt + 1) >= MIN_SPLIT_ROWS) mt++;
     while (mt < max_mt && ((per * mt) % workers != 0 || per * mt < workers)) mt++;
     if ((per * mt) % workers != 0)
         mt = min64(max_mt, mt0 > cdiv(workers, per) ? mt0 : cdiv(workers, per));
     p->mb = rup(cdiv(M, mt), p->s.mr);
     p->mt = cdiv(M, p->mb);
     p->block_dim = (int32_t)min64(d->batch * p->nt * p->mt, 65535);
+}
+
+/* A row tile of at most this many rows reads an f32 B in place. */
+#define B_DIRECT_MAX_ROWS 256
+
+/* Read a row-major f32 B in place when the row tiles are short: each B
+ * element then feeds at most B_DIRECT_MAX_ROWS / MR micro-panels, so packing
+ * it into L1 (about a quarter of a cycle per element) would cost several %
+ * of the mmad (mb / 32 cycles per element), while the micro-kernel's own
+ * prefetch reads the rows from L2 or L3 as fast as panels. Whole panels
+ * only (N a multiple of NR). */
+static void choose_b_direct(vn_gemm_plan *p)
+{
+    const vn_gemm_desc *d = &p->d;
+    p->b_direct =
+        d->compute == VN_F32 && p->b_cs == 1 && d->N % p->s.nr == 0 && p->mb <= B_DIRECT_MAX_ROWS;
 }
 
 /* kc: the A micro-panel (MR x kc) takes about half the L1 data cache (the
@@ -214,6 +238,7 @@ static vn_status choose_tiling(vn_gemm_plan *p)
         mt_min = cdiv(p->d.M > 0 ? p->d.M : 1, mb_max > s.mr ? mb_max : s.mr);
     }
     choose_grid(p, vn_device_num_workers(p->device), mt_min);
+    choose_b_direct(p);
     return VN_OK;
 }
 
@@ -293,7 +318,6 @@ const char *vn_gemm_packed_b_layout(const vn_gemm_plan *p)
 {
     return p ? p->layout : "";
 }
-
 
 vn_fixpipe vn_gemm_fixpipe_base(const vn_gemm_plan *p)
 {

@@ -55,6 +55,15 @@ typedef struct vn_isa_table {
  * tile streams in while this one is computed, a few lines at a time (a burst
  * would hold the line-fill buffers and stall the compute). */
 void vn_prefetch_issue(int64_t lines);
+/* Queue `rows` rows of row_bytes, `stride` bytes apart (vn_prefetch_mat). */
+void vn_prefetch_queue_rows(const void *src, size_t row_bytes, int64_t rows, ptrdiff_t stride);
+/* Up to max_lines queued lines that are contiguous from *p, newest range
+ * first, taken off the queue: the cube micro-kernel requests one per k step,
+ * so the next tile streams in spread over the whole mmad. */
+int64_t vn_prefetch_take(int64_t max_lines, const char **p);
+/* Drop the queued ranges whose next line lies in [lo, hi): a load is copying
+ * that tile now. */
+void vn_prefetch_drop_within(const void *lo, const void *hi);
 
 /* The table of the active ISA (thread-safe, chosen once). Never NULL. */
 const vn_isa_table *vn_isa_table_get(void);

@@ -1,9 +1,12 @@
 /*
  * test_cube.c — the cube instructions in a user kernel: load A / B, mmad,
  * fixpipe against a double reference, mmad on a pre-packed B read in place
- * (two K chunks, a column block past the first panel, partial tiles), and
+ * (two K chunks, a column block past the first panel, partial tiles), mmad
+ * on a row-major f32 B read in place (bit-identical to load + mmad), and
  * checked-mode failures (wrong position, out-of-bounds extent, misalignment,
- * unwritten operand, a bad packed-B block) naming the call and file:line.
+ * unwritten operand, a bad packed-B block, a B in place that is not whole
+ * panels or out of bounds, an out-of-bounds prefetch hint) naming the call
+ * and file:line.
  */
 #include "vinci/vinci.h"
 #include "vt.h"
@@ -150,6 +153,75 @@ static void expect_packed_fail(int bug, const char *what)
     VT_CONTAINS(vn_last_error(), "test_cube.c:");
 }
 
+/* C1 = A * B through load_b + mmad, C2 = the same with B read in place
+ * (vn_cube_mmad_gm), B's rows ldb apart; the next block hinted with
+ * vn_prefetch_mat. bug 1: n not whole panels; 2: B past its tensor; 3: a
+ * hint past A. */
+typedef struct gm_args {
+    vn_gm a, b, c1, c2;
+    int64_t m, n, k, ldb;
+    int bug;
+} gm_args;
+
+static void gm_kernel(vn_core *core, const void *p)
+{
+    const gm_args *g = p;
+    vn_local a = vn_buf_new(core, VN_A2, vn_cube_a_elems(VN_F32, g->m, g->k), VN_F32);
+    vn_local b = vn_buf_new(core, VN_B1, vn_cube_b_elems(VN_F32, g->k, g->n), VN_F32);
+    vn_local c = vn_buf_new(core, VN_CO1, vn_cube_c_elems(VN_F32, g->m, g->n), VN_F32);
+    vn_mat av = vn_mat_make(g->a, 0, g->k, 1), bv = vn_mat_make(g->b, 0, g->ldb, 1);
+    vn_prefetch_mat(core, av, g->m + (g->bug == 3 ? 1 : 0), g->k);
+    vn_cube_load_a(core, a, av, g->m, g->k);
+    vn_cube_load_b(core, b, bv, g->k, g->n);
+    vn_cube_mmad(core, c, a, b, g->m, g->n, g->k, true);
+    vn_cube_fixpipe(core, vn_mat_make(g->c1, 0, g->n, 1), c, g->m, g->n, NULL);
+    int64_t n = g->n - (g->bug == 1 ? 1 : 0), k = g->k + (g->bug == 2 ? 1 : 0);
+    vn_cube_mmad_gm(core, c, a, bv, g->m, n, k, true);
+    vn_cube_fixpipe(core, vn_mat_make(g->c2, 0, g->n, 1), c, g->m, g->n, NULL);
+}
+
+static vn_status run_gm(int bug, int64_t m, int64_t n, int64_t k, int64_t ldb, const float *A,
+                        const float *B, float *C1, float *C2)
+{
+    gm_args g = {vn_gm_make((void *)A, VN_F32, m * k),
+                 vn_gm_make((void *)B, VN_F32, (k - 1) * ldb + n),
+                 vn_gm_make(C1, VN_F32, m * n),
+                 vn_gm_make(C2, VN_F32, m * n),
+                 m,
+                 n,
+                 k,
+                 ldb,
+                 bug};
+    return vn_launch(NULL, &(vn_launch_desc){gm_kernel, "cube_gm", 1, &g, 1}, NULL);
+}
+
+static void test_mmad_gm(void)
+{
+    vt_rng r = {9};
+    int64_t nr = vn_cube_shape_of(VN_F32).nr, m = 17, n = 2 * nr, k = 23, ldb = n + 5;
+    float A[17 * 23], B[23 * (2 * 64 + 5)], C1[17 * 2 * 64], C2[17 * 2 * 64];
+    vt_fill(&r, A, m * k, -1, 1), vt_fill(&r, B, k * ldb, -1, 1);
+    VT_OK(run_gm(0, m, n, k, ldb, A, B, C1, C2));
+    int bad = 0, diff = 0;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t q = 0; q < k; q++) s += (double)A[i * k + q] * B[q * ldb + j];
+            bad += fabs(C2[i * n + j] - s) > 1e-5;
+            diff += memcmp(&C1[i * n + j], &C2[i * n + j], 4) != 0;
+        }
+    VT_CHECK(bad == 0 && diff == 0, "%d wrong, %d differ from load + mmad", bad, diff);
+    const char *what[] = {"multiple of the panel width", "out of bounds", "out of bounds"};
+    const char *call[] = {"vn_cube_mmad_gm", "vn_cube_mmad_gm", "vn_prefetch_mat"};
+    for (int bug = 1; bug <= 3; bug++) {
+        vn_status st = run_gm(bug, m, n, k, ldb, A, B, C1, C2);
+        VT_CHECK(st == VN_ERR_KERNEL, "gm bug %d: status %s", bug, vn_status_name(st));
+        VT_CONTAINS(vn_last_error(), call[bug - 1]);
+        VT_CONTAINS(vn_last_error(), what[bug - 1]);
+        VT_CONTAINS(vn_last_error(), "test_cube.c:");
+    }
+}
+
 static void expect_fail(int bug, const char *call, const char *what)
 {
     float A[8 * 8] = {0}, B[8 * 8] = {0}, C[8 * 8];
@@ -182,6 +254,7 @@ int main(void)
 {
     VT_RUN(test_cube_kernel);
     VT_RUN(test_mmad_packed);
+    VT_RUN(test_mmad_gm);
     VT_RUN(test_checked_failures);
     return vt_summary();
 }

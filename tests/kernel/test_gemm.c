@@ -273,10 +273,12 @@ static void test_f32_large(void)
     static const int64_t s[][3] = {{127, 128, 129}, {128, 129, 127}, {129, 127, 128},
                                    {255, 33, 255},  {1000, 31, 40},  {17, 1000, 33},
                                    {20, 23, 1000},  {1, 1000, 255},  {1, 255, 1000},
-                                   {128, 128, 128}, {37, 77, 1300}};
+                                   {128, 128, 128}, {37, 77, 1300},  {40, 96, 1100}};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
         vn_gemm_desc d = vn_gemm_desc_default(s[i][0], s[i][1], s[i][2]);
         run_case(&d, "large", true);
+        d.ldb = d.N + 7; /* B read in place (N whole panels, few rows) with a row stride */
+        run_case(&d, "large ldb", true);
     }
 }
 
