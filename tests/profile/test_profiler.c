@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "csv_field.h"
 #include "vinci/profile.h"
 #include "vinci/runtime.h"
 #include "vt.h"
@@ -151,22 +152,6 @@ static const char *const columns =
     "name,op_type,fused_from,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,bytes,"
     "gflops,gbs,intensity,bound,roof_fraction,cycles,instructions,cache_refs,cache_misses,"
     "l1d_read_misses,llc_read_misses,branch_misses,task_clock_ns,page_faults,ctx_switches\n";
-
-/* Field k of a CSV line (quoted fields hold commas); copied into buf. */
-static void csv_field(const char *line, int k, char *buf, size_t size)
-{
-    size_t n = 0;
-    bool q = false;
-    for (int idx = 0; *line && *line != '\n' && idx <= k; line++) {
-        if (*line == '"')
-            q = !q;
-        else if (*line == ',' && !q)
-            idx++;
-        else if (idx == k && n + 1 < size)
-            buf[n++] = *line;
-    }
-    buf[n] = 0;
-}
 
 /* Whether node times cover a profile's run time. A profiled run is longer
  * than its nodes by two things: the profiler's own work between nodes
