@@ -125,6 +125,12 @@ int32_t vn_profiler_num_nodes(const vn_profiler *p);
 const vn_profile_node *vn_profiler_node(const vn_profiler *p, int32_t index);
 int64_t vn_profiler_num_runs(const vn_profiler *p);
 double vn_profiler_run_ms(const vn_profiler *p); /* all profiled runs, wall */
+/* The part of vn_profiler_run_ms the profiler itself spent between nodes
+ * (snapshotting every worker's counters and reading the running thread's
+ * around each node, recording slices): time an unprofiled run does not
+ * have. The rest of the run that no node covers is the executor's own work
+ * (binding inputs and outputs, the node loop, view nodes, output copies). */
+double vn_profiler_overhead_ms(const vn_profiler *p);
 /* Perf counters over all profiled runs (workers and the running thread). */
 vn_counter_values vn_profiler_counters(const vn_profiler *p);
 void vn_profiler_peaks(const vn_profiler *p, double *gflops, double *gbs);

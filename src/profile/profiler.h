@@ -44,7 +44,8 @@ struct vn_profiler {
     int64_t num_records, cap_records;
     int64_t runs;
     double run_ms;
-    int64_t epoch_ns;        /* the trace's time zero */
+    int64_t own_ns;   /* the profiler's own work inside the runs: the hooks outside node times */
+    int64_t epoch_ns; /* the trace's time zero */
     vn_counter_values total; /* over all runs */
     bool supported[VN_CTR_COUNT];
     /* the run in progress */

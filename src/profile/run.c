@@ -125,6 +125,11 @@ double vn_profiler_run_ms(const vn_profiler *p)
     return p ? p->run_ms : 0;
 }
 
+double vn_profiler_overhead_ms(const vn_profiler *p)
+{
+    return p ? (double)p->own_ns / 1e6 : 0;
+}
+
 vn_counter_values vn_profiler_counters(const vn_profiler *p)
 {
     vn_counter_values t = {{0}, {0}};

@@ -52,9 +52,12 @@ static int64_t hook_begin(vn_prof_hook *h, const vn_model *m, int32_t node)
     vn_profiler *p = (vn_profiler *)h;
     (void)node;
     if (!ours(p, m)) return 0;
+    int64_t entered = vn_prof_now_ns();
     vn_ctr_mark();
     vn_ctr_snapshot(p->w_begin, p->num_workers, &p->self_begin, &p->host_begin);
-    return vn_prof_now_ns();
+    int64_t t0 = vn_prof_now_ns();
+    p->own_ns += t0 - entered;
+    return t0;
 }
 
 static void add_counters(vn_kernel_counters *s, const vn_kernel_counters *c)
@@ -115,6 +118,7 @@ static void hook_end(vn_prof_hook *h, const vn_model *m, int32_t node, int64_t t
     node_work(n);
     vn_prof_slice *s = vn_prof_add_slice(p, node, p->pid, p->tid, t0, t1);
     if (s) memcpy(s->ctr, sum.value, sizeof s->ctr);
+    p->own_ns += vn_prof_now_ns() - t1;
 }
 
 vn_prof_slice *vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t pid, int32_t tid, int64_t t0,

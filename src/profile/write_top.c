@@ -40,12 +40,13 @@ void vn_profiler_print_top(const vn_profiler *p, int32_t top, FILE *f)
         if (i < top) print_row(f, p, &p->nodes[order[i]]);
         nodes_ms += p->nodes[i].total_ms;
     }
-    double runs = (double)(p->runs ? p->runs : 1);
+    double runs = (double)(p->runs ? p->runs : 1), run = p->run_ms > 0 ? p->run_ms : 1;
+    double own = vn_profiler_overhead_ms(p), rest = p->run_ms - nodes_ms - own;
     fprintf(f,
-            "total: %.4f ms per run over %lld runs (nodes %.4f ms, %.1f%% of run); roofs %.1f "
-            "GFLOP/s, %.1f GB/s\n",
-            p->run_ms / runs, (long long)p->runs, nodes_ms / runs,
-            p->run_ms > 0 ? 100.0 * nodes_ms / p->run_ms : 0, p->peak_gflops, p->peak_gbs);
+            "total: %.4f ms per run over %lld runs (nodes %.4f ms, %.1f%% of run; profiler "
+            "%.1f%%; executor between nodes %.1f%%); roofs %.1f GFLOP/s, %.1f GB/s\n",
+            p->run_ms / runs, (long long)p->runs, nodes_ms / runs, 100.0 * nodes_ms / run,
+            100.0 * own / run, 100.0 * (rest > 0 ? rest : 0) / run, p->peak_gflops, p->peak_gbs);
     vn_counter_values c = vn_profiler_counters(p);
     fputs("counters (all runs):", f);
     for (int32_t k = 0; k < VN_CTR_COUNT; k++) {

@@ -1,0 +1,160 @@
+/*
+ * test_profiler_bound.c — the profiler's bound on real kernels against this
+ * machine's roofs (vn_machine_peaks_get: the file `vinci machine` saved, else
+ * measured): a large Add (16 Mi f32 elements, 192 MiB of traffic, far past
+ * any cache) must come out memory bound and a 2048 x 2048 x 2048 MatMul
+ * compute bound, in the node record and in op_summary.csv's bound column.
+ * The FLOPs and bytes behind the verdict come from the kernels' counters, so
+ * they are checked against the work the ops must do: the Add one FLOP and 12
+ * bytes per element, the MatMul 2 K FLOPs per output and at least its three
+ * matrices' bytes. The scalar path has no measured compute roof: skipped. test_profiler.c checks
+ * the rule itself on synthetic figures; this checks that real kernels feed it the right ones.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "csv_field.h"
+#include "graph/onnx_build.h"
+#include "vinci/profile.h"
+#include "vt.h"
+
+#define ADD_N  (16 * 1024 * 1024)
+#define MM_K   2048
+#define RUNS   3
+#define MAX_IN 2
+
+/* A one-node model `op(a, b) -> y`, a and b inputs of the given shape. */
+static vn_model *one_node(vn_graph **g, const char *op, int rank, const int64_t *ad,
+                          const int64_t *bd)
+{
+    ob gr = {0};
+    const char *in[] = {"a", "b", NULL}, *out[] = {"y", NULL};
+    ob_node(&gr, op, "the_op", in, out, NULL);
+    ob_str(&gr, 2, "bound");
+    ob_value_info(&gr, 11, "a", OB_FLOAT, rank, ad, NULL);
+    ob_value_info(&gr, 11, "b", OB_FLOAT, rank, bd, NULL);
+    ob_value_info(&gr, 12, "y", OB_FLOAT, -1, NULL, NULL);
+    ob m = ob_model(&gr, 17);
+    vn_model *model = NULL;
+    VT_OK(vn_graph_load_onnx_bytes(m.p, m.n, "bound.onnx", NULL, g));
+    ob_free(&m);
+    vn_compile_options o = {1, NULL, NULL, 0};
+    if (*g) VT_OK(vn_model_compile(*g, &o, &model));
+    return model;
+}
+
+/* RUNS profiled runs on inputs of small random values (after one warm-up). */
+static vn_profiler *profile(vn_model *m)
+{
+    vn_named_tensor in[MAX_IN];
+    vn_model_ctx *c = NULL;
+    vn_profiler *p = NULL;
+    vt_rng r = {7};
+    int32_t n = vn_model_num_inputs(m);
+    for (int32_t i = 0; i < n; i++) {
+        vn_model_input(m, i, &in[i].name, &in[i].tensor.desc);
+        size_t e = (size_t)vn_desc_numel(&in[i].tensor.desc);
+        in[i].tensor.data = vn_aligned_alloc(e * sizeof(float), 64);
+        vt_fill(&r, in[i].tensor.data, e, -1, 1);
+    }
+    VT_OK(vn_model_ctx_create(m, &c));
+    VT_OK(vn_model_run(m, c, in, n, NULL, 0));
+    VT_OK(vn_profiler_create(m, 0, 0, &p)); /* 0, 0: this machine's roofs */
+    for (int32_t i = 0; i < RUNS && p; i++) VT_OK(vn_profiler_run(p, c, in, n));
+    vn_model_ctx_destroy(c);
+    for (int32_t i = 0; i < n; i++) vn_aligned_free(in[i].tensor.data);
+    return p;
+}
+
+/* The bound column of the_op's row (the only one) in op_summary.csv. */
+static void csv_bound(const vn_profiler *p, char *out, size_t size)
+{
+    char dir[] = "/tmp/vinci_bound_XXXXXX", path[64], header[4096], row[4096];
+    out[0] = 0;
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/op_summary.csv", dir);
+    VT_OK(vn_profiler_write_csv(p, path));
+    FILE *f = fopen(path, "r");
+    if (f && fgets(header, sizeof header, f) && fgets(row, sizeof row, f))
+        for (int k = 0; k < 64; k++) {
+            char name[64];
+            csv_field(header, k, name, sizeof name);
+            if (!strcmp(name, "bound")) csv_field(row, k, out, size);
+        }
+    if (f) fclose(f);
+    remove(path);
+    rmdir(dir);
+}
+
+static void check_bound(const char *what, vn_profiler *p, vn_bound want)
+{
+    double gflops, gbs, frac = 0;
+    vn_profiler_peaks(p, &gflops, &gbs);
+    const vn_profile_node *n = vn_profiler_node(p, 0);
+    double avg = n->total_ms / (double)n->calls;
+    printf("  %s: %.3f ms (min %.3f), %.3g FLOP, %.3g B, %.1f GFLOP/s, %.1f GB/s; roofs %.1f "
+           "GFLOP/s, %.1f GB/s\n",
+           what, avg, n->min_ms, n->flops, n->bytes, n->flops / avg / 1e6, n->bytes / avg / 1e6,
+           gflops, gbs);
+    vn_bound got = vn_profile_classify(avg, n->flops, n->bytes, gflops, gbs, &frac);
+    VT_CHECK(got == want, "%s is %s bound (%.1f %% of its roof), not %s", what, vn_bound_name(got),
+             100 * frac, vn_bound_name(want));
+    char csv[32];
+    csv_bound(p, csv, sizeof csv);
+    VT_CHECK(!strcmp(csv, vn_bound_name(want)), "%s: op_summary.csv says '%s'", what, csv);
+}
+
+/* Roofs exist for the vector ISAs; the scalar path has no measured roof. */
+static bool have_roofs(vn_profiler *p)
+{
+    double gflops, gbs;
+    vn_profiler_peaks(p, &gflops, &gbs);
+    if (gflops > 0 && gbs > 0) return true;
+    printf("  skipped: no roofs for this ISA path (%.1f GFLOP/s, %.1f GB/s)\n", gflops, gbs);
+    return false;
+}
+
+static void test_large_add_is_memory_bound(void)
+{
+    int64_t d[1] = {ADD_N};
+    vn_graph *g = NULL;
+    vn_model *m = one_node(&g, "Add", 1, d, d);
+    vn_profiler *p = m ? profile(m) : NULL;
+    if (p && have_roofs(p)) {
+        const vn_profile_node *n = vn_profiler_node(p, 0);
+        VT_CHECK(n->flops == (double)ADD_N, "Add: %.0f FLOPs, one per element", n->flops);
+        VT_CHECK(n->bytes == 12.0 * ADD_N, "Add: %.0f bytes, 12 per element", n->bytes);
+        check_bound("Add f32[16Mi]", p, VN_BOUND_MEMORY);
+    }
+    vn_profiler_destroy(p);
+    vn_model_destroy(m);
+    vn_graph_destroy(g);
+}
+
+static void test_matmul_2048_is_compute_bound(void)
+{
+    int64_t d[2] = {MM_K, MM_K};
+    vn_graph *g = NULL;
+    vn_model *m = one_node(&g, "MatMul", 2, d, d);
+    vn_profiler *p = m ? profile(m) : NULL;
+    if (p && have_roofs(p)) {
+        const vn_profile_node *n = vn_profiler_node(p, 0);
+        double k = MM_K;
+        VT_CHECK(n->flops == 2 * k * k * k, "MatMul: %.0f FLOPs, 2 K per output", n->flops);
+        /* At least each matrix once; the kernels' real traffic is more (A is
+         * read again for every column tile of B: ~20 x 16 MiB). */
+        VT_CHECK(n->bytes >= 3 * 4 * k * k, "MatMul: %.0f bytes for three 16 MiB matrices",
+                 n->bytes);
+        check_bound("MatMul 2048^3", p, VN_BOUND_COMPUTE);
+    }
+    vn_profiler_destroy(p);
+    vn_model_destroy(m);
+    vn_graph_destroy(g);
+}
+
+int main(void)
+{
+    VT_RUN(test_large_add_is_memory_bound);
+    VT_RUN(test_matmul_2048_is_compute_bound);
+    return vt_summary();
+}
