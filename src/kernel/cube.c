@@ -326,6 +326,7 @@ void vn_cube_mmad_gm_(vn_core *core, vn_local c, vn_local a, vn_mat b, int64_t m
         check_mat(core, b, k, n, "B", call, site);
     }
     if (m <= 0 || n <= 0) return;
+    vn_xfer_sync(core); /* B is read in global memory: pending copy-outs land first */
     const float *bp = (const float *)b.gm.data + b.off;
     mmad_tiles(c, a, bp, s.nr, b.rs, m, n, k, init);
     core->counters.cube_ops += m * n * k;
