@@ -7,7 +7,8 @@
  * The FLOPs and bytes behind the verdict come from the kernels' counters, so
  * they are checked against the work the ops must do: the Add one FLOP and 12
  * bytes per element, the MatMul 2 K FLOPs per output and at least its three
- * matrices' bytes. The scalar path has no measured compute roof: skipped. test_profiler.c checks
+ * matrices' bytes. The scalar path has no measured compute roof and a
+ * sanitizer build no meaningful speed: their verdicts are skipped. test_profiler.c checks
  * the rule itself on synthetic figures; this checks that real kernels feed it the right ones.
  */
 #include <stdlib.h>
@@ -88,6 +89,12 @@ static void csv_bound(const vn_profiler *p, char *out, size_t size)
 
 static void check_bound(const char *what, vn_profiler *p, vn_bound want)
 {
+#ifdef VINCI_SANITIZED
+    /* Instrumented code runs several times slower than the roofs were
+     * measured at: its bound would say nothing about the kernel. */
+    printf("  %s: bound not checked in a sanitizer build\n", what);
+    return;
+#endif
     double gflops, gbs, frac = 0;
     vn_profiler_peaks(p, &gflops, &gbs);
     const vn_profile_node *n = vn_profiler_node(p, 0);
