@@ -35,6 +35,14 @@ static int64_t io_cost(vn_dtype dt)
     return dt == VN_F32 ? 0 : 4 * (int64_t)vn_dtype_size(dt);
 }
 
+/* Bytes per element of the f32 work tile: f32 rows are normalised in place
+ * there and streamed rows cast into it; resident 16-bit rows go from their
+ * VECIN buffer to their VECOUT buffer and need none. */
+static int64_t work_cost(vn_dtype dt, bool streamed)
+{
+    return dt == VN_F32 || streamed ? 4 : 0;
+}
+
 static void choose_streamed(vn_rownorm_plan *p, int64_t budget)
 {
     int64_t epb = vn_ops_epb(p->dtype);
@@ -49,9 +57,8 @@ vn_status vn_rownorm_plan_build(const char *where, vn_device *device, vn_rownorm
 {
     int64_t budget = vn_device_arena_size(device, VN_ARENA_UB) - VN_OPS_UB_MARGIN - 64;
     int64_t w = vn_ops_row_width(p->H, p->dtype);
-    /* f32 rows are normalised in place in work; 16-bit rows go from their
-     * VECIN buffer to their VECOUT buffer (work is carved only when streamed). */
-    int64_t fixed = 12 * w, per_row = (p->dtype == VN_F32 ? 4 : io_cost(p->dtype)) * w + 24;
+    int64_t fixed = 12 * w;
+    int64_t per_row = (work_cost(p->dtype, false) + io_cost(p->dtype)) * w + 24;
     if (budget < 64 * (16 + io_cost(p->dtype)))
         return vn_error(VN_ERR_UNSUPPORTED, where, "UB of %lld bytes is too small",
                         (long long)(budget + VN_OPS_UB_MARGIN + 64));
@@ -93,7 +100,7 @@ static void carve(vn_core *c, const vn_rownorm_plan *p, rownorm_block *b)
         b->qout = vn_queue_new(c, VN_VECOUT, 2, tile, p->dtype);
     }
     b->work = (vn_local){0};
-    if (p->dtype == VN_F32 || p->cpr > 1) b->work = vn_buf_new(c, VN_VECCALC, tile, VN_F32);
+    if (work_cost(p->dtype, p->cpr > 1)) b->work = vn_buf_new(c, VN_VECCALC, tile, VN_F32);
     b->tmp = vn_buf_new(c, VN_VECCALC, w, VN_F32);
     b->gamma = vn_buf_new(c, VN_VECCALC, w, VN_F32);
     b->beta = vn_buf_new(c, VN_VECCALC, w, VN_F32);
