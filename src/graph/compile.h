@@ -60,6 +60,13 @@ typedef struct vn_cvalue {
                          desc has the dtype, dims -1 where they vary (cf.h) */
 } vn_cvalue;
 
+/* Nodes whose outputs the memory plan makes out of their inputs' bytes. */
+enum vn_alias_kind {
+    VN_ALIAS_NONE,
+    VN_ALIAS_VIEW,  /* output = input 0's memory: a run forwards the pointer */
+    VN_ALIAS_CONCAT /* inputs = consecutive ranges of the output's memory: a run does nothing */
+};
+
 typedef struct vn_cnode {
     const char *name; /* "" when the model gives none */
     const char *op_type, *domain;
@@ -74,8 +81,8 @@ typedef struct vn_cnode {
     void *plan_data; /* the operator's plan (freed with def->plan_free) */
     size_t workspace;
     const char *fused_from; /* "a;b;c": the source nodes of a fused node, else NULL */
-    bool alias;             /* a view whose output shares its input's bytes (compile_views.c): a run
-                               only forwards the input's pointer to the output */
+    uint8_t alias;          /* VN_ALIAS_*: the node runs no kernel, its output's bytes are its
+                               inputs' (compile_views.c, compile_concat.c) */
     struct vn_cf *cf;       /* If / Loop / Scan: subgraphs and their compiled models (cf.h); the
                                inputs past cf->num_explicit are the outer values they read */
 } vn_cnode;
@@ -196,6 +203,15 @@ void vn_cg_const_views(vn_model *m);
 /* Node i is a view whose output's memory (class, offset, io index) is its
  * input's: how a loaded model recognises the aliases its compiler made. */
 bool vn_cg_view_shares(const vn_model *m, int32_t i);
+
+/* ---- concatenation in place (compile_concat.c) --------------------------------------- */
+/* Node i is a Concat the memory plan can build in place: its inputs are
+ * consecutive byte ranges of its output, each an arena value a kernel writes
+ * and no other in-place Concat has claimed (claimed[v]). */
+bool vn_cg_concat_in_place(const vn_model *m, int32_t i, const bool *claimed);
+/* Node i is a Concat whose inputs lie at consecutive offsets of its output:
+ * how a loaded model recognises the in-place Concats its compiler made. */
+bool vn_cg_concat_shares(const vn_model *m, int32_t i);
 
 /* ---- memory (compile_memory.c) ---------------------------------------------------- */
 /* Assign every value its memory class; arena offsets from the static plan. */

@@ -16,6 +16,11 @@
  * An arena value and its views (chains too) are one plan item, live until
  * the last read of any of them, so no element-wise node takes it over while
  * a view of it is still to be read.
+ *
+ * Concats in place (O1 on, compile_concat.c): the output is one item, each
+ * input a consecutive range of it that its producer writes directly; the
+ * item lives from the first of those producers to the last read of any of
+ * the values in it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +112,7 @@ static int32_t alias_views(vn_model *m)
         if (y->mem != VN_MEM_ARENA || (x->mem != VN_MEM_ARENA && x->mem != VN_MEM_INPUT) ||
             value_bytes(x) != value_bytes(y))
             continue;
-        n->alias = true;
+        n->alias = VN_ALIAS_VIEW;
         y->mem = x->mem;
         y->io_index = x->io_index;
         count++;
@@ -115,48 +120,101 @@ static int32_t alias_views(vn_model *m)
     return count;
 }
 
-/* An item per arena value that is not a view's alias; an alias shares its
- * input's item (item[v] = index or -1). Returns the item count. */
-static int32_t number_items(const vn_model *m, int32_t *item)
+/* Where each value lies in its plan item: item[v] (or -1) and sub[v], the
+ * byte offset inside it (non-zero only for the later inputs of an in-place
+ * Concat and views of them). */
+typedef struct placement {
+    int32_t *item;
+    size_t *sub;
+    bool *part; /* an input of an in-place Concat */
+} placement;
+
+/* In-place Concats (after the views, so an aliased view is never a part):
+ * their inputs become consecutive ranges of the output; returns how many. */
+static int32_t concats_in_place(vn_model *m, placement *p)
+{
+    int32_t count = 0;
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        vn_cnode *n = &m->nodes[i];
+        if (!vn_cg_concat_in_place(m, i, p->part)) continue;
+        n->alias = VN_ALIAS_CONCAT;
+        size_t at = 0;
+        for (int32_t k = 0; k < n->num_inputs; k++) {
+            p->part[n->inputs[k]] = true;
+            p->sub[n->inputs[k]] = at;
+            at += value_bytes(&m->values[n->inputs[k]]);
+        }
+        count++;
+    }
+    return count;
+}
+
+/* An item per arena value that is neither a view's alias nor an in-place
+ * Concat's input; those share the item of the value they lie in (Concat
+ * outputs first, since a view may read a Concat's input before the Concat
+ * runs). Returns the item count. */
+static int32_t number_items(const vn_model *m, placement *p)
 {
     int32_t count = 0;
     for (int32_t v = 0; v < m->num_values; v++) {
         const vn_cvalue *val = &m->values[v];
-        bool alias = val->producer >= 0 && m->nodes[val->producer].alias;
-        item[v] = val->mem == VN_MEM_ARENA && !alias ? count++ : -1;
+        bool view = val->producer >= 0 && m->nodes[val->producer].alias == VN_ALIAS_VIEW;
+        p->item[v] = val->mem == VN_MEM_ARENA && !view && !p->part[v] ? count++ : -1;
     }
-    for (int32_t i = 0; i < m->num_nodes; i++)
-        if (m->nodes[i].alias) item[m->nodes[i].outputs[0]] = item[m->nodes[i].inputs[0]];
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        const vn_cnode *n = &m->nodes[i];
+        for (int32_t k = 0; n->alias == VN_ALIAS_CONCAT && k < n->num_inputs; k++)
+            p->item[n->inputs[k]] = p->item[n->outputs[0]];
+    }
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        const vn_cnode *n = &m->nodes[i];
+        if (n->alias != VN_ALIAS_VIEW) continue;
+        p->item[n->outputs[0]] = p->item[n->inputs[0]];
+        p->sub[n->outputs[0]] = p->sub[n->inputs[0]];
+    }
     return count;
 }
 
-/* An item lives from its producer to the last read of its value or any
- * alias of it (aliasing views read nothing: they run no kernel). */
-static void lifetimes(const vn_model *m, const int32_t *item, vn_mp_item *items)
+/* An item lives from the first node that writes any value in it to the last
+ * read of any of them (alias nodes run no kernel: they neither write nor
+ * read). Its size is its own value's: the one that is no alias or part. */
+static void lifetimes(const vn_model *m, const placement *p, vn_mp_item *items, int32_t n_items)
 {
+    for (int32_t k = 0; k < n_items; k++) items[k] = (vn_mp_item){0, INT32_MAX, -1, -1, 0};
     for (int32_t v = 0; v < m->num_values; v++) {
         const vn_cvalue *val = &m->values[v];
-        if (item[v] < 0 || m->nodes[val->producer].alias) continue;
-        items[item[v]] = (vn_mp_item){value_bytes(val), val->producer, val->producer, -1, 0};
+        if (p->item[v] < 0) continue;
+        vn_mp_item *it = &items[p->item[v]];
+        bool written = !m->nodes[val->producer].alias;
+        if (written && val->producer < it->first) it->first = val->producer;
+        if (written && val->producer > it->last) it->last = val->producer;
+        if (!p->part[v] && m->nodes[val->producer].alias != VN_ALIAS_VIEW)
+            it->size = value_bytes(val);
     }
     for (int32_t i = 0; i < m->num_nodes; i++) {
         const vn_cnode *n = &m->nodes[i];
         for (int32_t k = 0; !n->alias && k < n->num_inputs; k++)
-            if (n->inputs[k] >= 0 && item[n->inputs[k]] >= 0) items[item[n->inputs[k]]].last = i;
+            if (n->inputs[k] >= 0 && p->item[n->inputs[k]] >= 0)
+                items[p->item[n->inputs[k]]].last = i;
     }
 }
 
-static void in_place(const vn_model *m, const int32_t *item, vn_mp_item *items)
+/* An element-wise node's output takes over the whole item of an input it
+ * reads last; neither may be a range of a larger item. */
+static void in_place(const vn_model *m, const placement *p, vn_mp_item *items)
 {
     for (int32_t i = 0; i < m->num_nodes; i++) {
         const vn_cnode *n = &m->nodes[i];
-        if (!elementwise(n) || item[n->outputs[0]] < 0) continue;
-        const vn_cvalue *y = &m->values[n->outputs[0]];
+        int32_t out = n->outputs[0];
+        if (!elementwise(n) || p->item[out] < 0 || p->part[out]) continue;
+        const vn_cvalue *y = &m->values[out];
         for (int32_t k = 0; k < n->num_inputs; k++) {
             int32_t x = n->inputs[k];
-            if (x < 0 || item[x] < 0 || items[item[x]].last != i) continue;
-            if (!same_desc(&m->values[x].desc, &y->desc)) continue;
-            items[item[n->outputs[0]]].share = item[x];
+            if (x < 0 || p->item[x] < 0 || items[p->item[x]].last != i) continue;
+            if (!same_desc(&m->values[x].desc, &y->desc) ||
+                value_bytes(&m->values[x]) != items[p->item[x]].size)
+                continue;
+            items[p->item[out]].share = p->item[x];
             break;
         }
     }
@@ -177,38 +235,54 @@ static vn_status output_copies(vn_model *m)
     return VN_OK;
 }
 
-/* Record the aliased views as a pass would (vinci compile prints reports). */
-static void report_views(vn_model *m, int32_t count)
+/* Record what the plan aliased as a pass would (vinci compile prints reports). */
+static void report(vn_model *m, const char *pass, int32_t count, const char *what)
 {
     if (!count || m->stats.num_reports >= VN_MAX_PASS_REPORTS) return;
     vn_pass_report *r = &m->stats.reports[m->stats.num_reports++];
     memset(r, 0, sizeof *r);
-    r->pass = "view-alias";
+    r->pass = pass;
     r->changes = count;
-    snprintf(r->detail, sizeof r->detail, "%d views share their input's memory", (int)count);
+    snprintf(r->detail, sizeof r->detail, "%d %s", (int)count, what);
+}
+
+static vn_status solve(vn_model *m, placement *p)
+{
+    int32_t n = number_items(m, p);
+    vn_mp_item *items = malloc(((size_t)n + 1) * sizeof *items);
+    if (!items) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "no memory");
+    lifetimes(m, p, items, n);
+    in_place(m, p, items);
+    vn_status st = vn_memplan_solve(items, n, &m->arena_bytes, &m->stats.activation_bytes,
+                                    &m->stats.inplace_count);
+    for (int32_t v = 0; st == VN_OK && v < m->num_values; v++)
+        if (p->item[v] >= 0) m->values[v].offset = items[p->item[v]].offset + p->sub[v];
+    free(items);
+    return st;
 }
 
 vn_status vn_cg_plan_memory(vn_model *m)
 {
-    int32_t *item = malloc(((size_t)m->num_values + 1) * sizeof *item);
-    if (!item) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "%s: no memory", m->name);
-    classify(m, item);
-    for (int32_t i = 0; i < m->num_nodes; i++) m->nodes[i].alias = false;
-    if (m->stats.opt_level >= 1) report_views(m, alias_views(m));
-    int32_t n = number_items(m, item);
-    vn_mp_item *items = malloc(((size_t)n + 1) * sizeof *items);
-    vn_status st = items ? VN_OK : vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "no memory");
+    size_t nv = (size_t)m->num_values + 1;
+    placement p = {malloc(nv * sizeof *p.item), calloc(nv, sizeof *p.sub),
+                   calloc(nv, sizeof *p.part)};
+    vn_status st = VN_OK;
+    if (!p.item || !p.sub || !p.part)
+        st = vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "%s: no memory", m->name);
     if (st == VN_OK) {
-        lifetimes(m, item, items);
-        in_place(m, item, items);
-        st = vn_memplan_solve(items, n, &m->arena_bytes, &m->stats.activation_bytes,
-                              &m->stats.inplace_count);
+        classify(m, p.item);
+        for (int32_t i = 0; i < m->num_nodes; i++) m->nodes[i].alias = VN_ALIAS_NONE;
+        if (m->stats.opt_level >= 1) {
+            report(m, "view-alias", alias_views(m), "views share their input's memory");
+            report(m, "concat-in-place", concats_in_place(m, &p),
+                   "Concats built in place by their inputs' producers");
+        }
+        st = solve(m, &p);
     }
-    for (int32_t v = 0; st == VN_OK && v < m->num_values; v++)
-        if (item[v] >= 0) m->values[v].offset = items[item[v]].offset;
     if (st == VN_OK) st = output_copies(m);
     m->stats.arena_bytes = m->arena_bytes;
-    free(items);
-    free(item);
+    free(p.item);
+    free(p.sub);
+    free(p.part);
     return st;
 }

@@ -260,10 +260,11 @@ vn_status vn_exec_nodes(const vn_model *m, vn_model_ctx *c)
 {
     for (int32_t i = 0; i < m->num_nodes; i++) {
         const vn_cnode *n = &m->nodes[i];
-        if (n->alias) { /* a view sharing its input's memory: no copy (compile_views.c) */
+        if (n->alias == VN_ALIAS_VIEW) { /* its input's memory: no copy (compile_views.c) */
             c->ptr[n->outputs[0]] = c->ptr[n->inputs[0]];
             continue;
         }
+        if (n->alias == VN_ALIAS_CONCAT) continue; /* built by its inputs' producers */
         vn_status st = run_node(m, c, i);
         if (st != VN_OK) return st;
     }

@@ -27,7 +27,9 @@
  *               Constants with the same bytes (a view of a constant) share them.
  *     (Views: an activation whose memory is its input's, class ARENA at the
  *     same offset or class INPUT with the same io index, is a view's alias:
- *     the node stays and runs as a pointer copy; see compile_views.c.)
+ *     the node stays and runs as a pointer copy; see compile_views.c. A
+ *     Concat whose inputs lie at consecutive offsets of its output from the
+ *     output's own is built in place and runs nothing; compile_concat.c.)
  *     BLOBS     vnm_blob[]: per node with an operator pre-pack hook
  *               (vinci/ops.h), its plan's packed constants, sorted by node
  *               then blob number, and the inputs they replace

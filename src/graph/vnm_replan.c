@@ -5,7 +5,8 @@
  * them) and re-planned (plans hold pointers, so files never store them).
  * Order is checked too: a node reads only inputs, constants and values
  * produced by an earlier node, and writes only fresh activation values (or,
- * a view, its input's memory: an alias, run as a pointer copy).
+ * a view, its input's memory: an alias, run as a pointer copy; an in-place
+ * Concat, its inputs' memory: an alias that runs nothing).
  * Checks and inference run in node order first; the plans (which pack
  * constant weights, most of a load's time) then run on several threads.
  */
@@ -74,7 +75,10 @@ static vn_status check_flow(vnm_loader *ld, int32_t i, const char *label)
                               "%s: input %d ('%s') has no memory or is read before it is produced",
                               label, (int)k, val->name);
     }
-    n->alias = vn_cg_view_shares(m, i); /* a view the compiler aliased to its input */
+    /* what the compiler aliased: a view to its input, a Concat to its inputs */
+    n->alias = vn_cg_view_shares(m, i)     ? VN_ALIAS_VIEW
+               : vn_cg_concat_shares(m, i) ? VN_ALIAS_CONCAT
+                                           : VN_ALIAS_NONE;
     for (int32_t k = 0; k < n->num_outputs; k++) {
         int32_t v = n->outputs[k];
         vn_cvalue *val = &m->values[v];

@@ -1,12 +1,20 @@
 /*
- * test_view_alias.c — views copy nothing from O1 on (compile_views.c,
- * compile_memory.c): chains of views feeding operators, views of model
- * inputs, of constants (one larger than constant folding takes), a view
- * whose result is a model output (stays a copy), and a view whose input an
- * element-wise node could take over in place while the view is still to be
- * read. Each model: O0 against a plain C reference, O1..O3 bit-identical to
- * O0, the aliases the O1 plan made, and the same after a .vnm round trip.
+ * test_view_alias.c — views and contiguous Concats copy nothing from O1 on
+ * (compile_views.c, compile_concat.c, compile_memory.c).
+ *
+ * Views: chains of views feeding operators, views of model inputs, of
+ * constants (one larger than constant folding takes), a view whose result is
+ * a model output (stays a copy), and a view whose input an element-wise
+ * node could take over in place while the view is still to be read.
+ * Concats: built in place when their inputs are consecutive ranges of the
+ * output, and not when an input is a model input, another in-place Concat,
+ * repeated, misaligned, or the ranges are not contiguous (batch 2 on the
+ * channel axis); an element-wise node must not take over an input that the
+ * Concat's output still needs.
+ * Each model: O0 against a plain C reference, O1..O3 bit-identical to O0,
+ * the aliases the O1 plan made, and the same after a .vnm round trip.
  */
+#include <math.h>
 #include <unistd.h>
 
 #include "graph/compile.h"
@@ -33,6 +41,14 @@ static void node(ob *g, const char *op, const char *a, const char *b, const char
 {
     const char *in[] = {a, b, NULL}, *out[] = {y, NULL};
     ob_node(g, op, NULL, in, out, NULL);
+}
+
+static void concat(ob *g, const char *a, const char *b, const char *y, int64_t axis)
+{
+    const char *in[] = {a, b, NULL}, *out[] = {y, NULL};
+    ob attrs = {0};
+    ob_attr_int(&attrs, "axis", axis);
+    ob_node(g, "Concat", NULL, in, out, &attrs);
 }
 
 static void flatten(ob *g, const char *x, const char *y, int64_t axis)
@@ -99,9 +115,22 @@ static int aliases(const vn_model *m, int32_t mem)
     int count = 0;
     for (int32_t i = 0; i < m->num_nodes; i++) {
         const vn_cnode *n = &m->nodes[i];
-        if (n->alias && (mem < 0 || m->values[n->outputs[0]].mem == mem)) count++;
-        if (n->alias) /* an alias has exactly its input's memory */
-            VT_CHECK(vn_cg_view_shares(m, i), "node %d: alias with memory of its own", (int)i);
+        if (n->alias != VN_ALIAS_VIEW) continue;
+        if (mem < 0 || m->values[n->outputs[0]].mem == mem) count++;
+        /* an alias has exactly its input's memory */
+        VT_CHECK(vn_cg_view_shares(m, i), "node %d: alias with memory of its own", (int)i);
+    }
+    return count;
+}
+
+/* Concats built in place; each one's inputs lie at consecutive offsets of it. */
+static int concats(const vn_model *m)
+{
+    int count = 0;
+    for (int32_t i = 0; i < m->num_nodes; i++) {
+        if (m->nodes[i].alias != VN_ALIAS_CONCAT) continue;
+        count++;
+        VT_CHECK(vn_cg_concat_shares(m, i), "node %d: Concat inputs out of place", (int)i);
     }
     return count;
 }
@@ -140,6 +169,7 @@ typedef struct expect {
     const float *want;                /* output 0 at O0 */
     size_t want_n;
     size_t inplace; /* at least this many in-place items at O1 */
+    int concats;    /* Concats built in place at O1 */
 } expect;
 
 /* O0 against the reference, O1..O3 bit for bit against O0, aliases at O1,
@@ -164,7 +194,7 @@ static void check_model(const char *tag, ob *mb, const vn_named_tensor *in, int 
             for (size_t i = 0; ok && i < e.want_n; i++)
                 ok = ((float *)base.data[0])[i] == e.want[i];
             VT_CHECK(ok, "%s: O0 differs from the reference", tag);
-            VT_CHECK(aliases(m, -1) == 0, "%s: O0 aliases views", tag);
+            VT_CHECK(aliases(m, -1) == 0 && concats(m) == 0, "%s: O0 aliases", tag);
         } else {
             VT_CHECK(same(&got, &base), "%s: O%d differs from O0", tag, level);
             free_outs(&got);
@@ -176,6 +206,8 @@ static void check_model(const char *tag, ob *mb, const vn_named_tensor *in, int 
                      e.arena_aliases, e.input_aliases);
             VT_CHECK(m->stats.inplace_count >= e.inplace, "%s: %zu in place, want %zu", tag,
                      m->stats.inplace_count, e.inplace);
+            VT_CHECK(concats(m) == e.concats, "%s: %d Concats in place, want %d", tag, concats(m),
+                     e.concats);
         }
         char t[64];
         snprintf(t, sizeof t, "%s%d", tag, level);
@@ -220,7 +252,7 @@ static void test_chain(void)
     fill(x, 24, 1);
     for (int i = 0; i < 24; i++) want[i] = relu(x[i]) + w[i % 4];
     vn_named_tensor in = {"x", {{VN_F32, 3, {2, 3, 4}}, x}};
-    check_model("chain", &mb, &in, 1, (expect){4, 0, want, 24, 0}, NULL);
+    check_model("chain", &mb, &in, 1, (expect){4, 0, want, 24, 0, 0}, NULL);
 }
 
 /* y = Neg(Flatten(Reshape(x, [3,4]), 0)); z = Unsqueeze(x, 0), a model
@@ -244,7 +276,7 @@ static void test_input_views(void)
     fill(x, 12, 2);
     for (int i = 0; i < 12; i++) want[i] = -x[i];
     vn_named_tensor in = {"x", {{VN_F32, 2, {2, 6}}, x}};
-    check_model("inputs", &mb, &in, 1, (expect){0, 2, want, 12, 0}, NULL);
+    check_model("inputs", &mb, &in, 1, (expect){0, 2, want, 12, 0, 0}, NULL);
 }
 
 /* y = Reshape(Relu(x), [3,4]) is a model output (a copy); z = Neg(Relu(x)). */
@@ -265,7 +297,7 @@ static void test_output_view(void)
     fill(x, 12, 3);
     for (int i = 0; i < 12; i++) want[i] = relu(x[i]);
     vn_named_tensor in = {"x", {{VN_F32, 2, {2, 6}}, x}};
-    check_model("output", &mb, &in, 1, (expect){0, 0, want, 12, 0}, NULL);
+    check_model("output", &mb, &in, 1, (expect){0, 0, want, 12, 0, 0}, NULL);
 }
 
 /* a = Neg(x); b = Reshape(a); e = Relu(a) reads a last, but b is read after
@@ -288,7 +320,7 @@ static void test_in_place_hazard(void)
     fill(x, 12, 4);
     for (int i = 0; i < 12; i++) want[i] = -x[i] + relu(-x[i]);
     vn_named_tensor in = {"x", {{VN_F32, 2, {2, 6}}, x}};
-    check_model("hazard", &mb, &in, 1, (expect){2, 0, want, 12, 0}, NULL);
+    check_model("hazard", &mb, &in, 1, (expect){2, 0, want, 12, 0, 0}, NULL);
 }
 
 /* y = Relu(Reshape(Neg(x), [3,4])) + 1: Relu is the last reader of Neg's
@@ -314,7 +346,7 @@ static void test_in_place_after_view(void)
     fill(x, 12, 5);
     for (int i = 0; i < 12; i++) want[i] = relu(-x[i]) + 1;
     vn_named_tensor in = {"x", {{VN_F32, 2, {2, 6}}, x}};
-    check_model("inplace", &mb, &in, 1, (expect){1, 0, want, 12, 1}, NULL);
+    check_model("inplace", &mb, &in, 1, (expect){1, 0, want, 12, 1, 0}, NULL);
 }
 
 /* A constant just over constant folding's limit: y = x + Reshape(W, [1,N]),
@@ -344,12 +376,161 @@ static void test_const_view(void)
     ob mb = ob_model(&g, 17);
     vn_named_tensor in = {"x", {{VN_F32, 2, {1, BIG}}, x}};
     size_t file = 0;
-    check_model("const", &mb, &in, 1, (expect){0, 0, want, (size_t)BIG, 0}, &file);
+    check_model("const", &mb, &in, 1, (expect){0, 0, want, (size_t)BIG, 0, 0}, &file);
     VT_CHECK(file > (size_t)BIG * 4 && file < (size_t)BIG * 4 + (1 << 20),
              "the .vnm file is %zu bytes for one %zu-byte constant", file, (size_t)BIG * 4);
     free(w);
     free(x);
     free(want);
+}
+
+static void value_info_4d(ob *g, int field, const char *name, int64_t n, int64_t c)
+{
+    int64_t d[4] = {n, c, 2, 2};
+    ob_value_info(g, field, name, OB_FLOAT, 4, d, NULL);
+}
+
+static void one_const(ob *g)
+{
+    int64_t od[1] = {1};
+    float one = 1;
+    ob t = {0};
+    ob_tensor_raw(&t, "one", OB_FLOAT, 1, od, &one, 4);
+    ob_msg(g, 5, &t);
+}
+
+/* y = Concat(Relu(x), Neg(x)) + 1 on channels at batch 1: built in place. */
+static void test_concat(void)
+{
+    ob g = {0};
+    node(&g, "Relu", "x", NULL, "a");
+    node(&g, "Neg", "x", NULL, "b");
+    concat(&g, "a", "b", "c", 1);
+    node(&g, "Add", "c", "one", "y");
+    ob_str(&g, 2, "concat");
+    one_const(&g);
+    value_info_4d(&g, 11, "x", 1, 16);
+    value_info_4d(&g, 12, "y", 1, 32);
+    ob mb = ob_model(&g, 17);
+    float x[64], want[128];
+    fill(x, 64, 8);
+    for (int i = 0; i < 64; i++) want[i] = relu(x[i]) + 1, want[64 + i] = -x[i] + 1;
+    vn_named_tensor in = {"x", {{VN_F32, 4, {1, 16, 2, 2}}, x}};
+    check_model("concat", &mb, &in, 1, (expect){0, 0, want, 128, 0, 1}, NULL);
+}
+
+/* c = Concat(a, b) in place; t = Abs(a) reads a last, but c is read after:
+ * t must not take a's range over. Concat(t, t) repeats a value: a copy.
+ * y = c + Concat(t, t). */
+static void test_concat_hazard(void)
+{
+    ob g = {0};
+    node(&g, "Relu", "x", NULL, "a");
+    node(&g, "Neg", "x", NULL, "b");
+    concat(&g, "a", "b", "c", 1);
+    node(&g, "Abs", "a", NULL, "t");
+    concat(&g, "t", "t", "tt", 1);
+    node(&g, "Add", "c", "tt", "y");
+    ob_str(&g, 2, "concathazard");
+    value_info_4d(&g, 11, "x", 1, 16);
+    value_info_4d(&g, 12, "y", 1, 32);
+    ob mb = ob_model(&g, 17);
+    float x[64], want[128];
+    fill(x, 64, 9);
+    for (int i = 0; i < 64; i++) want[i] = 2 * relu(x[i]), want[64 + i] = -x[i] + relu(x[i]);
+    vn_named_tensor in = {"x", {{VN_F32, 4, {1, 16, 2, 2}}, x}};
+    check_model("concathazard", &mb, &in, 1, (expect){0, 0, want, 128, 0, 1}, NULL);
+}
+
+/* At batch 2 a channel Concat interleaves its inputs (a copy); a batch
+ * Concat of the same values does not (in place). y = c1 + Reshape(c0). */
+static void test_concat_batch(void)
+{
+    ob g = {0};
+    node(&g, "Relu", "x", NULL, "a");
+    node(&g, "Neg", "x", NULL, "b");
+    concat(&g, "a", "b", "c1", 1);
+    concat(&g, "a", "b", "c0", 0);
+    node(&g, "Reshape", "c0", "shape", "r0");
+    node(&g, "Add", "c1", "r0", "y");
+    ob_str(&g, 2, "concatbatch");
+    int64_t shape[4] = {2, 32, 2, 2};
+    init_i64(&g, "shape", shape, 4);
+    value_info_4d(&g, 11, "x", 2, 16);
+    value_info_4d(&g, 12, "y", 2, 32);
+    ob mb = ob_model(&g, 17);
+    float x[128], want[256], c0[256];
+    fill(x, 128, 10);
+    for (int i = 0; i < 128; i++) c0[i] = relu(x[i]), c0[128 + i] = -x[i];
+    for (int n = 0; n < 2; n++)
+        for (int i = 0; i < 64; i++) {
+            want[n * 128 + i] = relu(x[n * 64 + i]) + c0[n * 128 + i];
+            want[n * 128 + 64 + i] = -x[n * 64 + i] + c0[n * 128 + 64 + i];
+        }
+    vn_named_tensor in = {"x", {{VN_F32, 4, {2, 16, 2, 2}}, x}};
+    check_model("concatbatch", &mb, &in, 1, (expect){1, 0, want, 256, 0, 1}, NULL);
+}
+
+/* o = Concat(Concat(a, b), e): the inner one in place, the outer a copy (its
+ * first input is an alias); w = Concat(x, e) reads a model input: a copy.
+ * y = o + 1, z = w + 1. */
+static void test_concat_nested(void)
+{
+    ob g = {0};
+    node(&g, "Relu", "x", NULL, "a");
+    node(&g, "Neg", "x", NULL, "b");
+    node(&g, "Abs", "x", NULL, "e");
+    concat(&g, "a", "b", "i", 1);
+    concat(&g, "i", "e", "o", 1);
+    concat(&g, "x", "e", "w", 1);
+    node(&g, "Add", "o", "one", "y");
+    node(&g, "Add", "w", "one", "z");
+    ob_str(&g, 2, "concatnested");
+    one_const(&g);
+    value_info_4d(&g, 11, "x", 1, 16);
+    value_info_4d(&g, 12, "y", 1, 48);
+    value_info_4d(&g, 12, "z", 1, 32);
+    ob mb = ob_model(&g, 17);
+    float x[64], want[192];
+    fill(x, 64, 11);
+    for (int i = 0; i < 64; i++) {
+        want[i] = relu(x[i]) + 1;
+        want[64 + i] = -x[i] + 1;
+        want[128 + i] = fabsf(x[i]) + 1;
+    }
+    vn_named_tensor in = {"x", {{VN_F32, 4, {1, 16, 2, 2}}, x}};
+    check_model("concatnested", &mb, &in, 1, (expect){0, 0, want, 192, 0, 1}, NULL);
+}
+
+/* Ranges must start 64-byte aligned: Concat(Relu(x) [1,16], Neg(u) [1,3])
+ * is built in place (only the last range is short), Concat(Abs(u), Neg(x))
+ * is a copy. y1 = c1 + 1, y2 = c2 + 1. */
+static void test_concat_alignment(void)
+{
+    ob g = {0};
+    node(&g, "Relu", "x", NULL, "a");
+    node(&g, "Neg", "u", NULL, "b");
+    node(&g, "Abs", "u", NULL, "e");
+    node(&g, "Neg", "x", NULL, "f");
+    concat(&g, "a", "b", "c1", 1);
+    concat(&g, "e", "f", "c2", 1);
+    node(&g, "Add", "c1", "one", "y1");
+    node(&g, "Add", "c2", "one", "y2");
+    ob_str(&g, 2, "concatalign");
+    one_const(&g);
+    int64_t xd[2] = {1, 16}, ud[2] = {1, 3}, yd[2] = {1, 19};
+    ob_value_info(&g, 11, "x", OB_FLOAT, 2, xd, NULL);
+    ob_value_info(&g, 11, "u", OB_FLOAT, 2, ud, NULL);
+    ob_value_info(&g, 12, "y1", OB_FLOAT, 2, yd, NULL);
+    ob_value_info(&g, 12, "y2", OB_FLOAT, 2, yd, NULL);
+    ob mb = ob_model(&g, 17);
+    float x[16], u[3], want[19];
+    fill(x, 16, 12);
+    fill(u, 3, 13);
+    for (int i = 0; i < 16; i++) want[i] = relu(x[i]) + 1;
+    for (int i = 0; i < 3; i++) want[16 + i] = -u[i] + 1;
+    vn_named_tensor in[2] = {{"x", {{VN_F32, 2, {1, 16}}, x}}, {"u", {{VN_F32, 2, {1, 3}}, u}}};
+    check_model("concatalign", &mb, in, 2, (expect){0, 0, want, 19, 0, 1}, NULL);
 }
 
 /* At O1 the constant's view is no node any more. */
@@ -393,5 +574,10 @@ int main(void)
     VT_RUN(test_in_place_after_view);
     VT_RUN(test_const_view);
     VT_RUN(test_const_view_node_gone);
+    VT_RUN(test_concat);
+    VT_RUN(test_concat_hazard);
+    VT_RUN(test_concat_batch);
+    VT_RUN(test_concat_nested);
+    VT_RUN(test_concat_alignment);
     return vt_summary();
 }
