@@ -13,7 +13,10 @@
  *     it runs blocked when one of its activation inputs already is, and the
  *     operator is safe on 5HD (below);
  *   - anything else is plain.
- * A plain value a blocked node reads gets one shared vinci::ToNC1HWC0; a
+ * A plain value a blocked node reads gets one shared vinci::ToNC1HWC0 (but
+ * a conv of at most 4 input channels, a network's stem, reads a plain X
+ * that has no blocked form yet as it is: x_layout = "NCHW", its direct
+ * kernel gathering the rows, conv_direct.c); a
  * blocked value a plain node (or the graph's outputs) reads is restored by
  * one vinci::FromNC1HWC0 into the original value, so names, graph outputs
  * and plain readers keep their value indices. Blocked values are new values
@@ -159,22 +162,64 @@ static bool outputs_single(const vn_model *m, const vn_cnode *n)
     return n->num_outputs >= 1 && is_nchw(m, n->outputs[0]);
 }
 
-/* Do the conv's NC1HWC0 kernels apply (conv_plan.c's rule)? Otherwise it runs
- * an NCHW GEMM, which its twin would wrap in two workspace reorders. */
-static bool conv_kernels_blocked(const vn_model *m, int32_t node)
+/* The conv's geometry as its NCHW form sees it (false: not ours to report,
+ * the plain node keeps its own checks). */
+static bool conv_geometry(const vn_model *m, int32_t node, vn_conv_geom *g)
 {
     vn_tensor_desc in[64];
     const void *data[64];
     vn_attrs attrs;
     vn_op_ctx ctx;
-    vn_conv_geom g;
     if (m->nodes[node].num_inputs > 64) return false;
     vn_cg_op_ctx(m, node, in, data, &attrs, &ctx);
-    if (vn_conv_geom_parse(&ctx, "pass_layout", VN_CONV_NCHW, false, &g) != VN_OK) {
-        vn_clear_error(); /* not ours to report: the plain node keeps its own checks */
+    if (vn_conv_geom_parse(&ctx, "pass_layout", VN_CONV_NCHW, false, g) != VN_OK) {
+        vn_clear_error();
         return false;
     }
+    return true;
+}
+
+/* Do the conv's NC1HWC0 kernels apply (conv_plan.c's rule)? Otherwise it runs
+ * an NCHW GEMM, which its twin would wrap in two workspace reorders. */
+static bool conv_kernels_blocked(const vn_model *m, int32_t node)
+{
+    vn_conv_geom g;
+    if (!conv_geometry(m, node, &g)) return false;
     return g.nsp == 2 && (vn_conv_direct_ok(&g) || vn_conv_depthwise_ok(&g));
+}
+
+/* May the blocked twin of conv `node` read its plain X as it is (x_layout
+ * NCHW: the direct kernel gathers its rows, conv.h), instead of through a
+ * ToNC1HWC0? A stem's X of at most STEM_CHANNELS channels (its blocked form
+ * would be 16/C times larger) that has no blocked form yet, when the
+ * algorithm is not forced to another than direct. (Wider inputs gather as
+ * many lanes per row as a reorder writes, once per tap row.) */
+#define STEM_CHANNELS 4
+static bool conv_reads_plain(const walk *w, const vn_cnode *n, int32_t node)
+{
+    int32_t x = n->inputs[0];
+    const char *algo = vn_fuse_attr_str(n, "algo", "auto");
+    if (w->blk[x] >= 0 || w->to[x] >= 0 || w->m->values[x].kind == VN_CV_CONST ||
+        (strcmp(algo, "auto") && strcmp(algo, "direct")))
+        return false;
+    vn_conv_geom g;
+    return conv_geometry(w->m, node, &g) && g.C <= STEM_CHANNELS &&
+           vn_conv_plain_input_ok(&g, w->m->device);
+}
+
+/* n's attributes and x_layout = "NCHW" (in the model's memory). */
+static vn_status add_plain_x(vn_model *m, vn_cnode *n)
+{
+    vn_attr *a = vn_gmem_alloc(&m->mem, (size_t)(n->num_attrs + 1) * sizeof *a);
+    if (!a) return vn_error(VN_ERR_OUT_OF_MEMORY, "pass_layout", "no memory for an attribute");
+    if (n->num_attrs) memcpy(a, n->attrs, (size_t)n->num_attrs * sizeof *a);
+    memset(&a[n->num_attrs], 0, sizeof *a);
+    a[n->num_attrs].name = "x_layout";
+    a[n->num_attrs].type = VN_ATTR_STRING;
+    a[n->num_attrs].s = "NCHW";
+    n->attrs = a;
+    n->num_attrs++;
+    return VN_OK;
 }
 
 /* Does node i run on its blocked twin? */
@@ -303,15 +348,22 @@ static vn_status restore(walk *w, int32_t v)
     return emit_reorder(w, "FromNC1HWC0", w->blk[v], v, w->chans[v]);
 }
 
-static vn_status rewrite_blocked(walk *w, const vn_cnode *src, const rule *ru)
+static vn_status rewrite_blocked(walk *w, int32_t node, const rule *ru)
 {
     vn_model *m = w->m;
+    const vn_cnode *src = &m->nodes[node];
     vn_cnode n = *src;
     int32_t *ins = vn_gmem_alloc(&m->mem, (size_t)(n.num_inputs + 1) * sizeof *ins);
     int32_t *outs = vn_gmem_alloc(&m->mem, sizeof *outs);
     if (!ins || !outs) return vn_error(VN_ERR_OUT_OF_MEMORY, "pass_layout", "no memory");
+    bool plain_x = ru->kind == RULE_CONV && conv_reads_plain(w, src, node);
+    if (plain_x) {
+        vn_status st = add_plain_x(m, &n);
+        if (st != VN_OK) return st;
+        vn_pass_note(w->r, "conv reads NCHW X");
+    }
     for (int32_t k = 0; k < n.num_inputs; k++) {
-        bool slot = blocked_slot(w, src, ru, k);
+        bool slot = blocked_slot(w, src, ru, k) && !(plain_x && k == 0);
         vn_status st = slot ? VN_OK : restore(w, n.inputs[k]); /* e.g. a blocked 1-element value */
         if (st != VN_OK) return st;
         ins[k] = slot ? blocked_of(w, n.inputs[k]) : n.inputs[k];
@@ -347,7 +399,7 @@ static vn_status walk_nodes(walk *w)
         const vn_cnode *n = &m->nodes[i];
         if (n->dead) continue;
         const rule *ru = find_rule(n);
-        vn_status st = goes_blocked(w, i, ru) ? rewrite_blocked(w, n, ru) : rewrite_plain(w, n);
+        vn_status st = goes_blocked(w, i, ru) ? rewrite_blocked(w, i, ru) : rewrite_plain(w, n);
         if (st != VN_OK) return st;
     }
     for (int32_t k = 0; k < m->num_outputs; k++) {

@@ -62,7 +62,11 @@ vn_status vn_conv_epi_parse(const vn_op_ctx *ctx, const char *where, vn_conv_epi
 
 typedef struct vn_conv_plan {
     vn_conv_geom g;
-    vn_conv_layout layout;
+    vn_conv_layout layout;   /* of Y and the residual */
+    vn_conv_layout x_layout; /* of X: the layout's, or NCHW under an NC1HWC0 operator given
+                                x_layout = "NCHW" (a network's first conv, pass_layout.c) */
+    bool x_plain;            /* DIRECT reads NCHW X itself: each tile gathers its input rows
+                                into UB as NC1HWC0 (conv_direct.c), no reorder pass */
     vn_conv_algo algo;
     vn_conv_epi epi;
     bool has_bias, has_res, packed;
@@ -98,6 +102,10 @@ vn_status vn_conv_execute(const vn_conv_plan *p, const vn_op_run_ctx *ctx);
  * multiples of 16; depthwise: G = C = K. */
 bool vn_conv_direct_ok(const vn_conv_geom *g);
 bool vn_conv_depthwise_ok(const vn_conv_geom *g);
+/* Can the direct kernel read this convolution's X in NCHW (x_plain)? G = 1,
+ * C <= 16 (one channel block, a network's stem), not a flat 1x1, and the
+ * gathered rows of one tile fit the UB of `device` (NULL: not checked). */
+bool vn_conv_plain_input_ok(const vn_conv_geom *g, vn_device *device);
 /* Elements of the packed weights (conv_kernels.h layouts) for the algo. */
 int64_t vn_conv_packed_elems(const vn_conv_geom *g, vn_conv_algo algo);
 /* Pack ONNX weights [K][C/G][KH][KW] into the direct or depthwise layout. */
@@ -127,12 +135,15 @@ vn_status vn_conv_winograd_run(const vn_conv_plan *p, const float *x, const floa
 
 /* ---- kernels --------------------------------------------------------------------- */
 
-/* Direct or depthwise convolution on NC1HWC0 buffers: x [N][C1][IH][IW][16],
- * packed weights, bias padded to K1*16 (or NULL), res like y (or NULL), y
- * [N][K1][OH][OW][16]. Lanes of y past K are written as zeros. */
+/* Direct or depthwise convolution on NC1HWC0 buffers: x [N][C1][IH][IW][16]
+ * (or [N][C][IH][IW] when p->x_plain), packed weights, bias padded to K1*16 (or NULL), res like y
+ * (or NULL), y [N][K1][OH][OW][16]. Lanes of y past K are written as zeros. */
 vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float *wp,
                               const float *bias, const float *res, float *y,
                               vn_kernel_counters *counters);
+/* Floats of the zero-padded input row copies of one direct tile over nb
+ * channel blocks: [nb][KH][padded width][16]. */
+int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb);
 /* Create p->gemm for the GEMM_1X1 / IM2COL algo (sets p->post_act). */
 vn_status vn_conv_gemm_plan(vn_conv_plan *p);
 /* The GEMM paths on NCHW buffers. `col` is the im2col workspace (IM2COL). */

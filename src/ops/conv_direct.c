@@ -16,7 +16,13 @@
  *
  * The kernels read the input and weights straight from global memory: on a
  * CPU the caches do what the copy engine does for a tile, and the register
- * blocking (not a UB copy) is what makes the data reuse.
+ * blocking (not a UB copy) is what makes the data reuse. Rows with column
+ * padding are copied into UB zero-padded (so border columns run in full
+ * register blocks); an NCHW input of one channel block (x_plain: a stem fed
+ * straight from the model's input) is always, the copy gathering its C
+ * planes into C0 lanes: the layout change of the seeds' CopyIn, instead of
+ * a whole-tensor reorder and a 16/C times larger input. A block whose next
+ * tile needs the same rows keeps the copy.
  *
  * Invariant kept for the output: lanes past K of the last output block are
  * zero after the epilogue (activations such as HardSigmoid or Sigmoid map the
@@ -37,9 +43,17 @@ typedef struct direct_args {
                           depthwise: output rows per tile (band) */
     bool flat;         /* 1x1, stride 1, unpadded: H*W is one row, cut in FLAT chunks */
     bool rows_outer;   /* direct, G = 1: tiles ordered (image, row, block group) */
+    bool x_plain;      /* x is NCHW with C <= 16 (conv.h): gathered into the row copies */
     int64_t pad_w;     /* > 0: width of the zero-padded row copies in UB (pixels) */
     int64_t buf_elems; /* floats of the UB row copies */
 } direct_args;
+
+/* The UB row copies of one block: which (input, first row) they hold. */
+typedef struct row_copy {
+    float *buf;
+    const float *x; /* input the copies were made from, NULL: none yet */
+    int64_t ih0;
+} row_copy;
 
 #define FLAT 112 /* pixels per tile of a flattened 1x1 convolution (8 x 14 columns) */
 /* rows_outer when the weights stay in L1/L2 beside a few input rows and the input is beyond L2 */
@@ -53,6 +67,28 @@ static void clear_tail(const vn_conv_plan *p, float *y_row, int64_t cols)
         memset(y_row + ow * VN_C0 + real, 0, (size_t)(VN_C0 - real) * sizeof(float));
 }
 
+/* Rows [*lo, *hi) of the taps whose input row lies inside the input. */
+static void rows_inside(const vn_conv_geom *g, int64_t ih0, int64_t *lo, int64_t *hi)
+{
+    *lo = *hi = 0;
+    for (int64_t kh = 0; kh < g->KH; kh++) {
+        int64_t ih = ih0 + kh * g->dh;
+        if (ih < 0) *lo = kh + 1;
+        if (ih >= 0 && ih < g->IH) *hi = kh + 1;
+    }
+}
+
+/* Input row ih of an NCHW image of C <= 16 channels into one row copy,
+ * channel c in lane c; lanes past C stay unwritten (the kernels read
+ * ci < ci_last only). */
+static void gather_row(const vn_conv_geom *g, const float *x, int64_t ih, float *dst)
+{
+    for (int64_t c = 0; c < g->C; c++) {
+        const float *src = x + (c * g->IH + ih) * g->IW;
+        for (int64_t iw = 0; iw < g->IW; iw++) dst[iw * VN_C0 + c] = src[iw];
+    }
+}
+
 /* Copy the input rows of taps [kh_lo, kh_hi) of `nb` channel blocks into buf,
  * zero-padded left by pl and right up to pad_w pixels: the kernel then sees
  * no column padding. Layout of buf: [nb][KH][pad_w][16]. */
@@ -60,22 +96,29 @@ static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t i
                      vn_core *core)
 {
     const vn_conv_geom *g = &d->p->g;
-    int64_t kh_lo = 0, kh_hi = 0, W = d->pad_w, right = W - g->pl - g->IW;
-    for (int64_t kh = 0; kh < g->KH; kh++) {
-        int64_t ih = ih0 + kh * g->dh;
-        if (ih < 0) kh_lo = kh + 1;
-        if (ih >= 0 && ih < g->IH) kh_hi = kh + 1;
-    }
+    int64_t kh_lo, kh_hi, W = d->pad_w, right = W - g->pl - g->IW;
+    rows_inside(g, ih0, &kh_lo, &kh_hi);
     for (int64_t ib = 0; ib < nb; ib++)
         for (int64_t kh = kh_lo; kh < kh_hi; kh++) {
             float *dst = buf + (ib * g->KH + kh) * W * VN_C0;
-            const float *src = x + (ib * g->IH + ih0 + kh * g->dh) * g->IW * VN_C0;
+            int64_t ih = ih0 + kh * g->dh;
             memset(dst, 0, (size_t)(g->pl * VN_C0) * sizeof(float));
-            memcpy(dst + g->pl * VN_C0, src, (size_t)(g->IW * VN_C0) * sizeof(float));
+            if (d->x_plain)
+                gather_row(g, x, ih, dst + g->pl * VN_C0);
+            else
+                memcpy(dst + g->pl * VN_C0, x + (ib * g->IH + ih) * g->IW * VN_C0,
+                       (size_t)(g->IW * VN_C0) * sizeof(float));
             if (right > 0)
                 memset(dst + (g->pl + g->IW) * VN_C0, 0, (size_t)(right * VN_C0) * sizeof(float));
         }
-    core->counters.bytes_in += nb * (kh_hi - kh_lo) * g->IW * VN_C0 * 4;
+    int64_t lanes = d->x_plain ? g->C : VN_C0;
+    core->counters.bytes_in += nb * (kh_hi - kh_lo) * g->IW * lanes * 4;
+}
+
+int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb)
+{
+    int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1; /* padded width used */
+    return nb * g->KH * vn_ops_max(g->IW + g->pl, need) * VN_C0;
 }
 
 /* The geometry fields of a row call, for output row oh (or flat chunk). */
@@ -88,10 +131,11 @@ static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t i
 
 /* Point a row call at the UB copy (padded) or the global input (plain), and
  * at output column range [c0, c0 + cols) for flat chunks. */
-static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t oh, float *buf,
+static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t oh, row_copy *rc,
                        vn_core *core, const float **xa, int64_t *x_bstride, int64_t *row0,
                        int64_t *rstride, int64_t *IW, int64_t *pl, int64_t *ih0)
 {
+    float *buf = rc ? rc->buf : NULL;
     const vn_conv_geom *g = &d->p->g;
     *ih0 = oh * g->sh - g->pt;
     if (d->flat) { /* one pixel row: chunk oh covers pixels [oh*FLAT, ...) */
@@ -100,7 +144,8 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
         return;
     }
     if (buf) {
-        pad_rows(d, x, nb, *ih0, buf, core);
+        if (rc->x != x || rc->ih0 != *ih0) pad_rows(d, x, nb, *ih0, buf, core);
+        rc->x = x, rc->ih0 = *ih0;
         *xa = buf, *x_bstride = g->KH * d->pad_w * VN_C0, *row0 = 0, *rstride = d->pad_w;
         *IW = d->pad_w, *pl = 0;
         return;
@@ -108,7 +153,7 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
     *xa = x, *x_bstride = g->IH * g->IW * VN_C0, *row0 = *ih0 * g->IW, *rstride = g->dh * g->IW;
 }
 
-static void direct_tile(vn_core *core, const direct_args *d, int64_t t, float *buf)
+static void direct_tile(vn_core *core, const direct_args *d, int64_t t, row_copy *rc)
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *g = &p->g;
@@ -126,8 +171,9 @@ static void direct_tile(vn_core *core, const direct_args *d, int64_t t, float *b
     ROW_GEOMETRY(a, g);
     int64_t col0 = d->flat ? oh * FLAT : 0, pix = oh * g->OW;
     if (d->flat) a.OW = a.IW = vn_ops_min(FLAT, g->OH * g->OW - col0), a.IH = 1, pix = col0;
-    const float *xg = d->x + ((n * p->C1 + grp * d->cg1) * g->IH * g->IW) * VN_C0;
-    place_rows(d, xg, d->cg1, oh, buf, core, &a.x, &a.x_bstride, &a.x_row0, &a.x_rstride, &a.IW,
+    const float *xg = d->x_plain ? d->x + n * g->C * g->IH * g->IW
+                                 : d->x + ((n * p->C1 + grp * d->cg1) * g->IH * g->IW) * VN_C0;
+    place_rows(d, xg, d->cg1, oh, rc, core, &a.x, &a.x_bstride, &a.x_row0, &a.x_rstride, &a.IW,
                &a.pl, &a.ih0);
     a.cin_blocks = d->cg1;
     a.ci_last = (int32_t)(g->G == 1 ? g->C - (p->C1 - 1) * VN_C0 : VN_C0);
@@ -147,7 +193,7 @@ static void direct_tile(vn_core *core, const direct_args *d, int64_t t, float *b
 
 /* Rows [oh0, oh1) of channel block c1 of image n: one tile, so the tile
  * arithmetic (divisions) is paid once per band, not per row. */
-static void dw_tile(vn_core *core, const direct_args *d, int64_t t, float *buf)
+static void dw_tile(vn_core *core, const direct_args *d, int64_t t)
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *g = &p->g;
@@ -164,7 +210,7 @@ static void dw_tile(vn_core *core, const direct_args *d, int64_t t, float *buf)
     a.epi = p->epi;
     for (int64_t oh = band * d->rows; oh < oh1; oh++) {
         int64_t bstride = 0;
-        place_rows(d, xc, 1, oh, buf, core, &a.x, &bstride, &a.x_row0, &a.x_rstride, &a.IW, &a.pl,
+        place_rows(d, xc, 1, oh, NULL, core, &a.x, &bstride, &a.x_row0, &a.x_rstride, &a.IW, &a.pl,
                    &a.ih0);
         a.y = yc + oh * g->OW * VN_C0;
         a.res = rc ? rc + oh * g->OW * VN_C0 : NULL;
@@ -180,28 +226,28 @@ static void conv_kernel(vn_core *core, const void *args)
     int64_t begin, end;
     vn_ops_split(d->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
     bool dw = d->p->algo == VN_CONV_ALGO_DEPTHWISE;
-    float *buf =
-        d->pad_w > 0 ? vn_ptr(float, vn_buf_new(core, VN_VECCALC, d->buf_elems, VN_F32)) : NULL;
+    row_copy rc = {NULL, NULL, 0};
+    if (d->pad_w > 0) rc.buf = vn_ptr(float, vn_buf_new(core, VN_VECCALC, d->buf_elems, VN_F32));
     for (int64_t t = begin; t < end; t++) {
         vn_set_loop(core, t);
         if (dw)
-            dw_tile(core, d, t, buf);
+            dw_tile(core, d, t);
         else
-            direct_tile(core, d, t, buf);
+            direct_tile(core, d, t, rc.buf ? &rc : NULL);
     }
 }
 
 /* Column padding goes through zero-padded row copies in UB when there is
- * any (so border columns run in full register blocks) and the copies fit. */
+ * any (so border columns run in full register blocks) and the copies fit;
+ * a plain input always (vn_conv_plain_input_ok checked they fit). */
 static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
 {
     const vn_conv_geom *g = &p->g;
     int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1; /* padded width used */
-    int64_t width = vn_ops_max(g->IW + g->pl, need);
-    bool any = !d->flat && (g->pl > 0 || need > g->IW);
-    int64_t elems = nb * g->KH * width * VN_C0;
+    bool any = d->x_plain || (!d->flat && (g->pl > 0 || need > g->IW));
+    int64_t elems = vn_conv_pad_rows_elems(g, nb);
     int64_t ub = vn_device_arena_size(p->device, VN_ARENA_UB) - VN_OPS_UB_MARGIN;
-    if (any && elems * 4 <= ub) d->pad_w = width, d->buf_elems = elems;
+    if (any && elems * 4 <= ub) d->pad_w = elems / (nb * g->KH * VN_C0), d->buf_elems = elems;
 }
 
 vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float *wp,
@@ -216,11 +262,12 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
                      .bias = bias,
                      .res = res,
                      .y = y,
+                     .x_plain = p->x_plain,
                      .rows = g->OH};
     int64_t work; /* multiply-accumulates of one tile */
     bool dw = p->algo == VN_CONV_ALGO_DEPTHWISE;
-    d.flat = !dw && g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->pt == 0 &&
-             g->pl == 0 && g->pb == 0 && g->pr == 0;
+    d.flat = !dw && !d.x_plain && g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 &&
+             g->pt == 0 && g->pl == 0 && g->pb == 0 && g->pr == 0;
     if (d.flat) d.rows = vn_ops_div_up(g->OH * g->OW, FLAT);
     /* Depthwise does 9 FMAs per input vector it would copy: the copy costs
      * more than the two one-column border calls per row it saves. */
@@ -238,8 +285,9 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         d.pairs = vn_ops_div_up(d.kg1, d.ncb_max);
         d.tiles = g->N * g->G * d.pairs * d.rows;
         int64_t w_bytes = d.kg1 * d.cg1 * g->KH * g->KW * VN_C0 * VN_C0 * 4;
+        /* a plain input is gathered per tile: rows outer gathers each row once */
         d.rows_outer = g->G == 1 && d.pairs > 1 && w_bytes <= ROWS_OUTER_MAX_W &&
-                       p->C1 * g->IH * g->IW * VN_C0 * 4 >= ROWS_OUTER_MIN_X;
+                       (d.x_plain || p->C1 * g->IH * g->IW * VN_C0 * 4 >= ROWS_OUTER_MIN_X);
         work = (d.flat ? FLAT : g->OW) * d.ncb_max * VN_C0 * (g->C / g->G) * g->KH * g->KW;
     }
     if (d.tiles == 0) return VN_OK;

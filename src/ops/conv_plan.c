@@ -10,7 +10,10 @@
  *   G = 1, or C/G and K/G multiples of 16            -> DIRECT on NC1HWC0
  *   anything else                                    -> IM2COL (+ GEMM) on NCHW
  * The NC1HWC0 kernels on an NCHW tensor, and the NCHW GEMM paths on an
- * NC1HWC0 tensor, reorder input, residual and output through the workspace.
+ * NC1HWC0 tensor, reorder input, residual and output through the workspace,
+ * except an NCHW X of at most 16 channels, which DIRECT reads itself
+ * (x_plain). Attribute x_layout = "NCHW" on an NC1HWC0 operator gives it
+ * such an X (its output stays NC1HWC0): the algorithm is then DIRECT.
  *
  * Workspace layout (64-byte aligned pieces, absent when size 0):
  *   w    packed weights (DIRECT / DEPTHWISE, unless given packed)
@@ -60,6 +63,7 @@ static bool algo_legal(const vn_conv_plan *p, vn_conv_algo a)
 
 static vn_conv_algo choose(const vn_conv_plan *p)
 {
+    if (p->x_layout != p->layout) return VN_CONV_ALGO_DIRECT;
     if (vn_conv_depthwise_ok(&p->g)) return VN_CONV_ALGO_DEPTHWISE;
     if (p->layout == VN_CONV_NCHW && is_1x1(&p->g)) return VN_CONV_ALGO_GEMM_1X1;
     if (vn_conv_winograd_ok(&p->g) && vn_conv_winograd_wins(&p->g)) return VN_CONV_ALGO_WINOGRAD;
@@ -77,7 +81,8 @@ static vn_status pick_algo(const vn_op_ctx *ctx, const char *where, vn_conv_plan
     if (strcmp(a->s, "auto") == 0) return VN_OK;
     for (int i = 0; i < VN_CONV_ALGO_COUNT; i++)
         if (strcmp(a->s, algo_names[i]) == 0) {
-            if (!algo_legal(p, (vn_conv_algo)i))
+            if (!algo_legal(p, (vn_conv_algo)i) ||
+                (p->x_layout != p->layout && i != VN_CONV_ALGO_DIRECT))
                 return vn_error(VN_ERR_UNSUPPORTED, where,
                                 "algo '%s' cannot run this convolution (group %lld, C %lld, K "
                                 "%lld, kernel %lldx%lld)",
@@ -119,11 +124,19 @@ static size_t piece(size_t *total, int64_t elems)
     return elems > 0 ? off : (size_t)-1;
 }
 
+bool vn_conv_plain_input_ok(const vn_conv_geom *g, vn_device *device)
+{
+    if (g->G != 1 || g->C > VN_C0 || g->nsp != 2 || is_1x1(g)) return false;
+    int64_t ub = device ? vn_device_arena_size(device, VN_ARENA_UB) - VN_OPS_UB_MARGIN : INT64_MAX;
+    return vn_conv_pad_rows_elems(g, 1) * 4 <= ub;
+}
+
 static void plan_workspace(vn_conv_plan *p)
 {
     const vn_conv_geom *g = &p->g;
     bool blocked_algo = vn_conv_algo_blocked(p->algo);
     bool reorder = blocked_algo != (p->layout == VN_CONV_NC1HWC0);
+    bool reorder_x = blocked_algo != (p->x_layout == VN_CONV_NC1HWC0) && !p->x_plain;
     int64_t in_b = g->N * p->C1 * g->IH * g->IW * VN_C0,
             out_b = g->N * p->K1 * g->OH * g->OW * VN_C0;
     int64_t in_p = g->N * g->C * g->IH * g->IW, out_p = g->N * g->K * g->OH * g->OW;
@@ -131,7 +144,7 @@ static void plan_workspace(vn_conv_plan *p)
     bool need_w = blocked_algo && !p->packed && !p->const_w;
     p->ws_w = piece(&t, need_w ? vn_conv_packed_elems(g, p->algo) : 0);
     p->ws_bias = piece(&t, blocked_algo && p->has_bias && !p->const_bias ? p->K1 * VN_C0 : 0);
-    p->ws_x = piece(&t, reorder ? (blocked_algo ? in_b : in_p) : 0);
+    p->ws_x = piece(&t, reorder_x ? (blocked_algo ? in_b : in_p) : 0);
     p->ws_y = piece(&t, reorder ? (blocked_algo ? out_b : out_p) : 0);
     p->ws_res = piece(&t, reorder && p->has_res ? (blocked_algo ? out_b : out_p) : 0);
     p->ws_col =
@@ -173,6 +186,39 @@ static vn_status check_packed_w(const vn_op_ctx *ctx, const char *where, const v
     return VN_OK;
 }
 
+/* Attribute x_layout: "NCHW" only under an NC1HWC0 operator (else X has the
+ * operator's layout). */
+static vn_status read_x_layout(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
+{
+    const vn_attr *a = vn_attrs_find(ctx->attrs, "x_layout");
+    p->x_layout = p->layout;
+    if (!a) return VN_OK;
+    bool nchw = a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "NCHW");
+    if (!nchw && !(a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "NC1HWC0")))
+        return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'x_layout' must be NCHW or NC1HWC0");
+    if (nchw && p->layout != VN_CONV_NC1HWC0)
+        return vn_error(VN_ERR_INVALID_ARG, where,
+                        "x_layout NCHW is for the NC1HWC0 operators (this one is NCHW already)");
+    if (!nchw && p->layout != VN_CONV_NC1HWC0)
+        return vn_error(VN_ERR_INVALID_ARG, where, "x_layout NC1HWC0 needs an NC1HWC0 operator");
+    p->x_layout = nchw ? VN_CONV_NCHW : VN_CONV_NC1HWC0;
+    return VN_OK;
+}
+
+/* DIRECT on an NCHW X it can read itself; an NC1HWC0 operator given an
+ * NCHW X must be able to. */
+static vn_status plan_plain_input(const char *where, vn_conv_plan *p)
+{
+    bool nchw_x = p->x_layout == VN_CONV_NCHW;
+    p->x_plain =
+        nchw_x && p->algo == VN_CONV_ALGO_DIRECT && vn_conv_plain_input_ok(&p->g, p->device);
+    if (p->x_plain || p->x_layout == p->layout) return VN_OK;
+    return vn_error(VN_ERR_UNSUPPORTED, where,
+                    "x_layout NCHW needs group 1, at most %d input channels (X has %lld), a "
+                    "kernel other than a plain 1x1 and input rows that fit the UB",
+                    VN_C0, (long long)p->g.C);
+}
+
 vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
                              bool fused, vn_conv_plan **out)
 {
@@ -186,7 +232,8 @@ vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_la
     p->packed = packed != 0;
     p->device = ctx->device;
     snprintf(p->where, sizeof p->where, "%s", where);
-    vn_status st = vn_conv_geom_parse(ctx, where, layout, p->packed, &p->g);
+    vn_status st = read_x_layout(ctx, where, p);
+    if (st == VN_OK) st = vn_conv_geom_parse(ctx, where, p->x_layout, p->packed, &p->g);
     if (st == VN_OK) st = check_optional(ctx, where, p, fused);
     if (st == VN_OK && fused) st = vn_conv_epi_parse(ctx, where, &p->epi);
     if (st == VN_OK) {
@@ -194,6 +241,7 @@ vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_la
         p->K1 = vn_ops_div_up(p->g.K, VN_C0);
         st = pick_algo(ctx, where, p);
     }
+    if (st == VN_OK) st = plan_plain_input(where, p);
     if (st == VN_OK && p->packed) st = check_packed_w(ctx, where, p);
     if (st == VN_OK && (p->algo == VN_CONV_ALGO_GEMM_1X1 || p->algo == VN_CONV_ALGO_IM2COL) &&
         p->device)

@@ -2,7 +2,7 @@
  * conv_run.c — running a convolution plan (conv_plan.c): pack the weights
  * and pad the bias into the workspace when the kernel wants them blocked,
  * reorder between NCHW and NC1HWC0 when the tensor's layout is not the
- * kernel's, and launch the kernel.
+ * kernel's (except an X the direct kernel reads plain), and launch the kernel.
  */
 #include <string.h>
 
@@ -50,11 +50,14 @@ static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, co
         bp = dst;
     }
     if (p->layout == VN_CONV_NC1HWC0) return run_kernel(p, ctx, x, wp, bp, res, y, ctx->counters);
-    float *xb = ws_at(ctx->workspace, p->ws_x), *yb = ws_at(ctx->workspace, p->ws_y);
+    /* NCHW Y: the kernel's blocked output is reordered back; X too unless it reads it plain */
+    float *xb = p->x_plain ? (float *)x : ws_at(ctx->workspace, p->ws_x);
+    float *yb = ws_at(ctx->workspace, p->ws_y);
     float *rb = res ? ws_at(ctx->workspace, p->ws_res) : NULL;
     int64_t in_s = g->IH * g->IW, out_s = g->OH * g->OW;
     vn_kernel_counters step[4] = {{0}}; /* each launch fills its own; summed below */
-    vn_status st = vn_layout_to_nc1hwc0(p->device, x, xb, g->N, g->C, in_s, &step[0]);
+    vn_status st =
+        p->x_plain ? VN_OK : vn_layout_to_nc1hwc0(p->device, x, xb, g->N, g->C, in_s, &step[0]);
     if (st == VN_OK && rb)
         st = vn_layout_to_nc1hwc0(p->device, res, rb, g->N, g->K, out_s, &step[1]);
     if (st == VN_OK) st = run_kernel(p, ctx, xb, wp, bp, rb, yb, &step[2]);

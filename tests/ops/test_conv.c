@@ -4,7 +4,8 @@
  * and attributes (odd sizes, channels not multiples of 16, depthwise, groups
  * in between, dilation 2-3, stride 2, asymmetric pads, every auto_pad, 1-D),
  * every algorithm that can run each case (forced with the attribute "algo"),
- * both layouts, every fused activation with bias and residual, folded
+ * both layouts and an NC1HWC0 operator reading NCHW X (x_layout, a stem
+ * folded with its reorder), every fused activation with bias and residual, folded
  * BatchNorm, pre-packed weights, and the error messages.
  *
  * Tolerance: |y - ref| <= 1e-5 * (1 + sum |x*w| + |b| + |z|) per output, the
@@ -58,6 +59,8 @@ static const cc cases[] = {
     /* a 3-channel stem whose blocked input passes 1 MB: rows before the 3 output blocks
      * (conv_direct.c rows_outer), full stride-2 blocks, K % 16 != 0 */
     C2(1, 3, 129, 130, 40, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1),
+    C2(2, 16, 9, 11, 20, 3, 3, 1, 1, 2, 2, 1, 2, 0, 1, 1), /* 16 channels, dilation 2, batch 2 */
+    C2(1, 7, 7, 7, 9, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),    /* 1x1 stride 2, 7 channels */
 };
 
 static const cc auto_cases[] = {
@@ -75,9 +78,10 @@ static const char *const algos[] = {NULL, "im2col", "gemm", "direct", "depthwise
 static void sweep(const cc *list, int n)
 {
     for (int i = 0; i < n; i++)
-        for (int bl = 0; bl < 2; bl++)
+        for (int bl = CONV_NCHW; bl <= CONV_PLAIN_X; bl++)
             for (int a = 0; a < 5; a++)
-                if (legal(&list[i], algos[a])) check_case(list[i], NULL, algos[a], bl, 100 + i);
+                if (legal_in(&list[i], algos[a], bl))
+                    check_case(list[i], NULL, algos[a], bl, 100 + i);
 }
 
 static void test_attribute_sweep(void)
@@ -100,9 +104,9 @@ static void test_fused_epilogues(void)
     };
     for (size_t e = 0; e < sizeof conv_epi_cases / sizeof conv_epi_cases[0]; e++)
         for (size_t i = 0; i < sizeof ec / sizeof ec[0]; i++)
-            for (int bl = 0; bl < 2; bl++)
+            for (int bl = CONV_NCHW; bl <= CONV_PLAIN_X; bl++)
                 for (int a = 0; a < 5; a++)
-                    if (legal(&ec[i], algos[a]))
+                    if (legal_in(&ec[i], algos[a], bl))
                         check_case(ec[i], &conv_epi_cases[e], algos[a], bl, 7 + e * 10 + i);
 }
 
@@ -205,7 +209,7 @@ static void test_packed_weights(void)
         vt_fill(&r, w, (size_t)nw, -1, 1);
         to_blocked(x, xb, 1, c->C, 42);
         attr_buf ab;
-        vn_attrs attrs = make_attrs(&ab, c, NULL, NULL);
+        vn_attrs attrs = make_attrs(&ab, c, NULL, NULL, CONV_BLOCKED);
         int64_t wd[4] = {c->K, c->C / c->G, 3, 3};
         vn_tensor_desc in[2] = {fmap_desc(c, c->C, 6, 7, true), make_desc(4, wd)};
         int64_t elems = 0;

@@ -2,6 +2,9 @@
  * test_conv_ref.h — the double-precision direct-convolution reference and the
  * harness that runs a convolution operator on NCHW or NC1HWC0 and checks it
  * against the reference (shared by test_conv.c and test_conv_winograd.c).
+ *
+ * Layouts of a run (`layout`): CONV_NCHW, CONV_BLOCKED (NC1HWC0 in and out),
+ * CONV_PLAIN_X (an NC1HWC0 operator given an NCHW X: x_layout = "NCHW").
  */
 #ifndef VINCI_TEST_CONV_REF_H
 #define VINCI_TEST_CONV_REF_H
@@ -137,8 +140,10 @@ static __attribute__((unused)) void from_blocked(const float *x, float *y, int64
 
 /* ---- running the operator ---------------------------------------------------------- */
 
+enum { CONV_NCHW, CONV_BLOCKED, CONV_PLAIN_X };
+
 typedef struct attr_buf {
-    vn_attr items[12];
+    vn_attr items[13];
     int64_t k[2], s[2], d[2], p[4], wshape[4];
     float ap[2];
     int count;
@@ -150,7 +155,7 @@ static __attribute__((unused)) void add_ints(attr_buf *a, const char *name, cons
 }
 
 static __attribute__((unused)) vn_attrs make_attrs(attr_buf *a, const cc *c, const char *algo,
-                                                   const epi_case *e)
+                                                   const epi_case *e, int layout)
 {
     int ns = c->nsp;
     memset(a, 0, sizeof *a);
@@ -171,6 +176,8 @@ static __attribute__((unused)) vn_attrs make_attrs(attr_buf *a, const cc *c, con
         add_ints(a, "pads", a->p, 2 * ns);
     a->items[a->count++] = (vn_attr){.name = "group", .type = VN_ATTR_INT, .i = c->G};
     if (algo) a->items[a->count++] = (vn_attr){.name = "algo", .type = VN_ATTR_STRING, .s = algo};
+    if (layout == CONV_PLAIN_X)
+        a->items[a->count++] = (vn_attr){.name = "x_layout", .type = VN_ATTR_STRING, .s = "NCHW"};
     if (e && e->name) {
         a->items[a->count++] =
             (vn_attr){.name = "activation", .type = VN_ATTR_STRING, .s = e->name};
@@ -213,17 +220,18 @@ typedef struct run_out {
     char algo[16];
 } run_out;
 
-/* Run the op; y NCHW. */
-static __attribute__((unused)) vn_status run_op(const cc *c, bool blocked, const char *algo,
+/* Run the op in `layout` (CONV_*); x, z and y NCHW. */
+static __attribute__((unused)) vn_status run_op(const cc *c, int layout, const char *algo,
                                                 const epi_case *e, const float *x, const float *w,
                                                 const float *b, const float *z, float *y,
                                                 int64_t OH, int64_t OW)
 {
     attr_buf ab;
-    vn_attrs attrs = make_attrs(&ab, c, algo, e);
+    vn_attrs attrs = make_attrs(&ab, c, algo, e, layout);
+    bool blocked = layout != CONV_NCHW, blocked_x = layout == CONV_BLOCKED;
     int64_t wd[4] = {c->K, c->C / c->G, c->nsp == 2 ? c->kh : c->kw, c->kw};
     vn_tensor_desc in[4];
-    in[0] = fmap_desc(c, c->C, c->H, c->W, blocked);
+    in[0] = fmap_desc(c, c->C, c->H, c->W, blocked_x);
     in[1] = make_desc(c->nsp + 2, wd);
     int64_t kd[1] = {c->K};
     in[2] = make_desc(1, kd);
@@ -241,11 +249,14 @@ static __attribute__((unused)) vn_status run_op(const cc *c, bool blocked, const
     float *xb = NULL, *zb = NULL, *yb = NULL;
     const float *xi = x, *zi = z;
     float *yo = y;
-    if (blocked) {
+    if (blocked_x) {
         xb = malloc((size_t)(c->N * C1 * S * 16) * 4);
-        yb = malloc((size_t)(c->N * K1 * OS * 16) * 4);
         to_blocked(x, xb, c->N, c->C, S);
-        xi = xb, yo = yb;
+        xi = xb;
+    }
+    if (blocked) {
+        yb = malloc((size_t)(c->N * K1 * OS * 16) * 4);
+        yo = yb;
         if (z) {
             zb = malloc((size_t)(c->N * K1 * OS * 16) * 4);
             to_blocked(z, zb, c->N, c->K, OS);
@@ -290,10 +301,20 @@ static __attribute__((unused)) bool legal(const cc *c, const char *algo)
     return c->G == 1 || ((c->C / c->G) % 16 == 0 && (c->K / c->G) % 16 == 0);
 }
 
+/* Can the case run in `layout` with `algo`? CONV_PLAIN_X: the direct kernel
+ * reading NCHW X itself (vn_conv_plain_input_ok). */
+static __attribute__((unused)) bool legal_in(const cc *c, const char *algo, int layout)
+{
+    if (layout != CONV_PLAIN_X) return legal(c, algo);
+    bool flat = c->kh == 1 && c->kw == 1 && c->sh == 1 && c->sw == 1 && !c->pt && !c->pl &&
+                !c->pb && !c->pr && !c->auto_pad;
+    return (!algo || !strcmp(algo, "direct")) && c->nsp == 2 && c->G == 1 && c->C <= 16 && !flat;
+}
+
 /* Run one case against the reference; every output must satisfy
  * |y - ref| <= tol * (1 + sum |x*w| + |b| + |z|). Returns the bad count. */
 static __attribute__((unused)) int check_case_tol(cc c, const epi_case *e, const char *algo,
-                                                  bool blocked, uint64_t seed, double tol)
+                                                  int layout, uint64_t seed, double tol)
 {
     int64_t OH, OW;
     geometry(&c, &OH, &OW);
@@ -313,7 +334,7 @@ static __attribute__((unused)) int check_case_tol(cc c, const epi_case *e, const
     ref_conv(&run, OH, OW, x, w, hb ? b : NULL, hz ? z : NULL, e ? e : &none, ref, mag);
     cc op = c;
     if (c.auto_pad) op.pt = op.pl = op.pb = op.pr = 0;
-    vn_status st = run_op(&op, blocked, algo, e, x, w, hb ? b : NULL, hz ? z : NULL, y, OH, OW);
+    vn_status st = run_op(&op, layout, algo, e, x, w, hb ? b : NULL, hz ? z : NULL, y, OH, OW);
     int bad = 0;
     double worst = 0;
     for (int64_t i = 0; i < ny && st == VN_OK; i++) {
@@ -328,17 +349,20 @@ static __attribute__((unused)) int check_case_tol(cc c, const epi_case *e, const
         (long long)c.N, (long long)c.C, (long long)c.H, (long long)c.W, (long long)c.K,
         (long long)c.kh, (long long)c.kw, (long long)c.sh, (long long)c.sw, (long long)c.dh,
         (long long)c.dw, (long long)c.pt, (long long)c.pl, (long long)c.pb, (long long)c.pr,
-        (long long)c.G, c.auto_pad ? c.auto_pad : "", c.nsp, blocked ? "NC1HWC0" : "NCHW",
+        (long long)c.G, c.auto_pad ? c.auto_pad : "", c.nsp,
+        layout == CONV_NCHW      ? "NCHW"
+        : layout == CONV_BLOCKED ? "NC1HWC0"
+                                 : "NCHW->NC1HWC0",
         algo ? algo : "auto", e && e->name ? e->name : "-", vn_status_name(st),
         st == VN_OK ? "" : vn_last_error(), bad, worst);
     free(x), free(w), free(b), free(z), free(y), free(ref), free(mag);
     return bad;
 }
 
-static __attribute__((unused)) int check_case(cc c, const epi_case *e, const char *algo,
-                                              bool blocked, uint64_t seed)
+static __attribute__((unused)) int check_case(cc c, const epi_case *e, const char *algo, int layout,
+                                              uint64_t seed)
 {
-    return check_case_tol(c, e, algo, blocked, seed, 1e-5);
+    return check_case_tol(c, e, algo, layout, seed, 1e-5);
 }
 
 #endif /* VINCI_TEST_CONV_REF_H */

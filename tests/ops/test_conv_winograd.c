@@ -99,7 +99,7 @@ static void test_error_bound(void)
 static vn_status plan_algo(const cc *c, const char *algo, char *name, size_t size)
 {
     attr_buf ab;
-    vn_attrs attrs = make_attrs(&ab, c, algo, NULL);
+    vn_attrs attrs = make_attrs(&ab, c, algo, NULL, CONV_BLOCKED);
     int64_t wd[4] = {c->K, c->C / c->G, c->kh, c->kw};
     vn_tensor_desc in[2] = {fmap_desc(c, c->C, c->H, c->W, true), make_desc(4, wd)};
     vn_op_ctx ctx = {.inputs = in, .num_inputs = 2, .attrs = &attrs, .node_name = ""};
@@ -158,7 +158,7 @@ static void test_packed(void)
     vt_fill(&r, b, (size_t)c.K, -1, 1);
     VT_CHECK(run_op(&c, true, "winograd", NULL, x, w, b, NULL, y0, OH, OW) == VN_OK, "run");
     attr_buf ab;
-    vn_attrs attrs = make_attrs(&ab, &c, "winograd", NULL);
+    vn_attrs attrs = make_attrs(&ab, &c, "winograd", NULL, CONV_BLOCKED);
     int64_t wd[4] = {c.K, c.C, 3, 3}, kd[1] = {c.K}, elems = 0;
     vn_tensor_desc in[3] = {fmap_desc(&c, c.C, c.H, c.W, true), make_desc(4, wd), make_desc(1, kd)};
     VT_CHECK(vn_conv_pack_weights("vinci::ConvNC1HWC0", in, 3, &attrs, NULL, NULL, &elems) == VN_OK,
