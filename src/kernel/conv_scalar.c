@@ -44,3 +44,4 @@ const vn_conv_table *vn_conv_table_get(void)
 {
     return vn_isa_pick(&vn_conv_table_avx512, &vn_conv_table_avx2, &vn_conv_table_scalar);
 }
+
