@@ -27,7 +27,9 @@ is that work per second over the fp32 peak `vinci machine` saved (measured on
 the spot when it saved none), for both vinci and ORT.
 
 With --rounds R > 1 each figure is the median over rounds of the per-round
-medians. Prints a table; --json FILE also writes the raw numbers.
+medians. Prints a table; --json FILE also writes the raw numbers. --bf16 also
+times `vinci bench --precision bf16` in every round and prints its speed-up
+over vinci fp32 (its accuracy against fp32: check_models.py --precision bf16).
 
 Usage: .venv/bin/python scripts/bench_models.py [--vinci build/vinci]
            [--models resnet18_nobn,...|all] [--threads 1,2] [--iters 20] [--rounds 1]
@@ -124,10 +126,11 @@ def run_measured(cmd, env=None, timeout=None):
             ru.ru_maxrss / 1024.0, time.perf_counter() - t0)
 
 
-def vinci_bench(args, path, threads):
+def vinci_bench(args, path, threads, precision="f32"):
     env = dict(os.environ, VINCI_NUM_THREADS=str(threads))
     rc, out, err, rss, _ = run_measured([args.vinci, "bench", path, "--threads", "1", "--iters",
-                                         str(args.iters)], env, args.timeout)
+                                         str(args.iters), "--precision", precision], env,
+                                        args.timeout)
     if rc != 0:
         if "unsupported operators:" in err:
             ops = re.findall(r"^\s+(\S+) \(domain", err.split("unsupported operators:")[1], re.M)
@@ -218,6 +221,21 @@ def fmt(x, f="{:.2f}"):
     return "-" if x is None else f.format(x)
 
 
+def print_bf16(raw, gflop, peak_of):
+    """vinci --precision bf16 against vinci fp32 and onnxruntime fp32, per model and
+    thread count (medians over rounds of per-round medians)."""
+    print("\nvinci --precision bf16 (matrix products in bf16, f32 accumulation; convolutions "
+          "stay f32): speed-up over vinci fp32 (higher is better)")
+    print(f"{'model':12}  thr  fp32 ms  bf16 ms  bf16 speed-up  bf16/ort  bf16 %fp32-peak")
+    for (name, t), d in raw.items():
+        ok = lambda xs: [x["median"] for x in xs if x["status"] == "ok"]
+        f, b, o = med(ok(d["vinci"])), med(ok(d["bf16"])), med(ok(d["ort"]))
+        pct = 100 * gflop[name] / (b / 1e3) / peak_of(t) if b and peak_of(t) else None
+        print(f"{name:12}  {t:3}  {fmt(f):>7}  {fmt(b):>7}  "
+              f"{fmt(f / b if f and b else None, '{:.2f}x'):>13}  "
+              f"{fmt(b / o if b and o else None):>8}  {fmt(pct, '{:.1f}%'):>15}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vinci", default="./build/vinci")
@@ -228,6 +246,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--json", help="also write the raw numbers here")
+    ap.add_argument("--bf16", action="store_true",
+                    help="also time vinci --precision bf16 in the same rounds and print its "
+                         "speed-up over vinci fp32 (accuracy: check_models.py --precision bf16)")
     args = ap.parse_args()
     names = ALL if args.models == "all" else args.models.split(",")
     threads = [int(t) for t in args.threads.split(",")]
@@ -244,12 +265,17 @@ def main():
             for t in threads:
                 v = vinci_bench(args, path, t)
                 o = ort_bench(args, path, t)
-                raw.setdefault((name, t), {"vinci": [], "ort": []})
+                b = vinci_bench(args, path, t, "bf16") if args.bf16 else None
+                raw.setdefault((name, t), {"vinci": [], "ort": [], "bf16": []})
                 raw[(name, t)]["vinci"].append(v)
                 raw[(name, t)]["ort"].append(o)
+                if b:
+                    raw[(name, t)]["bf16"].append(b)
                 print(f"# round {rnd + 1} {name} threads {t}: vinci "
                       f"{fmt(v.get('median'))} ms ({v['status']}), ort {fmt(o.get('median'))} ms "
-                      f"({o['status']})", file=sys.stderr, flush=True)
+                      f"({o['status']})" + (f", vinci bf16 {fmt(b.get('median'))} ms "
+                                            f"({b['status']})" if b else ""),
+                      file=sys.stderr, flush=True)
 
     gflop = {name: model_gflop(os.path.join(args.models_dir, name + ".onnx")) for name in names}
     peak1, peaks = fp32_peaks(args)
@@ -292,6 +318,8 @@ def main():
         print(line(r))
     for n in sorted(set(notes)):
         print("note: " + n)
+    if args.bf16:
+        print_bf16(raw, gflop, peak_of)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({f"{k[0]}@{k[1]}": v for k, v in raw.items()} |

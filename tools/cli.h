@@ -5,6 +5,8 @@
 #ifndef VINCI_TOOLS_CLI_H
 #define VINCI_TOOLS_CLI_H
 
+#include <string.h>
+
 typedef struct vn_cli_command {
     const char *name;
     const char *summary;
@@ -38,5 +40,22 @@ static inline int vn_cli_parse_level(const char *arg, int *level)
     *level = arg[2] - '0';
     return 1;
 }
+
+/* The model options of compile, run, bench and profile: -O0..-O3 and
+ * --precision f32|bf16 (vn_precision). 1: argv[*i] was one (and *i is past
+ * its value); -1: --precision with no valid value; 0: not one of them. */
+static inline int vn_cli_parse_model_opt(int argc, char **argv, int *i, int *level, int *precision)
+{
+    if (vn_cli_parse_level(argv[*i], level)) return 1;
+    if (strcmp(argv[*i], "--precision")) return 0;
+    const char *v = *i + 1 < argc ? argv[++*i] : "";
+    if (!strcmp(v, "f32") || !strcmp(v, "bf16")) {
+        *precision = v[0] == 'b'; /* VN_PRECISION_BF16 : VN_PRECISION_F32 */
+        return 1;
+    }
+    return -1;
+}
+
+#define VN_CLI_MODEL_OPTS_USAGE "[-O0..-O3] [--precision f32|bf16]"
 
 #endif /* VINCI_TOOLS_CLI_H */

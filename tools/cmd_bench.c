@@ -162,7 +162,7 @@ static int run_threads(bench *b, int32_t threads)
 static int usage(void)
 {
     fprintf(stderr, "usage: vinci bench model.onnx|model.vnm [--threads N] [--iters N] "
-                    "[--input-shape name:d0,d1,...] [-O0..-O3]\n");
+                    "[--input-shape name:d0,d1,...] " VN_CLI_MODEL_OPTS_USAGE "\n");
     return 2;
 }
 
@@ -215,18 +215,18 @@ int vn_cmd_bench(int argc, char **argv)
     const char *path = NULL;
     vn_input_shape shapes[MAX_IO];
     int32_t ns = 0, threads = 1, iters = 20;
-    int level = VN_CLI_DEFAULT_LEVEL;
+    int level = VN_CLI_DEFAULT_LEVEL, precision = 0, mo = 0;
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "--input-shape") && i + 1 < argc && ns < MAX_IO)
             rc = vn_cli_parse_shape(argv[++i], &shapes[ns]) ? usage() : (ns++, 0);
+        else if ((mo = vn_cli_parse_model_opt(argc, argv, &i, &level, &precision)) != 0)
+            rc = mo < 0 ? usage() : 0;
         else if (!strcmp(s, "--threads") && i + 1 < argc)
             rc = (threads = atoi(argv[++i])) >= 1 && threads <= 256 ? 0 : usage();
         else if (!strcmp(s, "--iters") && i + 1 < argc)
             rc = (iters = atoi(argv[++i])) >= 1 && iters <= 10000000 ? 0 : usage();
-        else if (vn_cli_parse_level(s, &level))
-            continue;
         else if (s[0] != '-' && !path)
             path = s;
         else
@@ -240,7 +240,11 @@ int vn_cmd_bench(int argc, char **argv)
     vn_device *dev = NULL; /* started before the compile timer: not part of compile time */
     if (rc == 0 && vn_device_default(&dev) != VN_OK)
         rc = (fprintf(stderr, "vinci: %s\n", vn_last_error()), 1);
-    vn_compile_options opt = {level, dev, shapes, ns};
+    vn_compile_options opt = {.opt_level = level,
+                              .device = dev,
+                              .shapes = shapes,
+                              .num_shapes = ns,
+                              .precision = precision};
     if (rc == 0) {
         printf("model: %s\n", path);
         rc = vnm ? bench_vnm(path, dev, threads, iters) : bench_model(g, &opt, threads, iters);

@@ -15,8 +15,8 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: vinci compile model.onnx [-o model.vnm] [-O0|-O1|-O2|-O3] "
-                    "[--input-shape name:d0,d1,...]\n");
+    fprintf(stderr, "usage: vinci compile model.onnx [-o model.vnm] " VN_CLI_MODEL_OPTS_USAGE
+                    " [--input-shape name:d0,d1,...]\n");
     return 2;
 }
 
@@ -68,14 +68,14 @@ int vn_cmd_compile(int argc, char **argv)
     const char *path = NULL, *out_path = NULL; /* -o: the .vnm offline model */
     vn_input_shape shapes[MAX_SHAPES];
     int32_t ns = 0;
-    int level = VN_CLI_DEFAULT_LEVEL;
+    int level = VN_CLI_DEFAULT_LEVEL, precision = 0, mo = 0;
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "--input-shape") && i + 1 < argc && ns < MAX_SHAPES)
             rc = vn_cli_parse_shape(argv[++i], &shapes[ns]) ? usage() : (ns++, 0);
-        else if (vn_cli_parse_level(s, &level))
-            continue;
+        else if ((mo = vn_cli_parse_model_opt(argc, argv, &i, &level, &precision)) != 0)
+            rc = mo < 0 ? usage() : 0;
         else if (!strcmp(s, "-o") && i + 1 < argc && !out_path)
             out_path = argv[++i];
         else if (s[0] != '-' && !path)
@@ -89,7 +89,11 @@ int vn_cmd_compile(int argc, char **argv)
     vn_device *dev = NULL; /* started before the compile timer: not part of compile time */
     if (rc == 0 && vn_device_default(&dev) != VN_OK)
         rc = (fprintf(stderr, "vinci: %s\n", vn_last_error()), 1);
-    vn_compile_options opt = {level, dev, shapes, ns};
+    vn_compile_options opt = {.opt_level = level,
+                              .device = dev,
+                              .shapes = shapes,
+                              .num_shapes = ns,
+                              .precision = precision};
     if (rc == 0 && vn_graph_load_onnx(path, &g) != VN_OK)
         rc = (fprintf(stderr, "vinci compile: %s\n", vn_last_error()), 1);
     if (rc == 0 && vn_model_compile(g, &opt, &m) != VN_OK)

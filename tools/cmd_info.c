@@ -13,10 +13,17 @@ static void print_features(const vn_cpu_features *f)
         const char *name;
         bool on;
     } flags[] = {
-        {"sse4.2", f->sse42},       {"avx", f->avx},           {"avx2", f->avx2},
-        {"fma", f->fma},            {"f16c", f->f16c},         {"avx512f", f->avx512f},
-        {"avx512bw", f->avx512bw},  {"avx512dq", f->avx512dq}, {"avx512vl", f->avx512vl},
-        {"avx512_vnni", f->avx512_vnni}, {"avx512_bf16", f->avx512_bf16},
+        {"sse4.2", f->sse42},
+        {"avx", f->avx},
+        {"avx2", f->avx2},
+        {"fma", f->fma},
+        {"f16c", f->f16c},
+        {"avx512f", f->avx512f},
+        {"avx512bw", f->avx512bw},
+        {"avx512dq", f->avx512dq},
+        {"avx512vl", f->avx512vl},
+        {"avx512_vnni", f->avx512_vnni},
+        {"avx512_bf16", f->avx512_bf16},
         {"avx512_fp16", f->avx512_fp16},
     };
     printf("cpu features:");

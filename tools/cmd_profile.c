@@ -27,6 +27,7 @@
 typedef struct prof_opts {
     const char *path, *out;
     int32_t iters, top, level, ns, threads;
+    int precision; /* vn_precision (--precision) */
     bool async;
     vn_device *dev;
     double gflops, gbs;
@@ -167,19 +168,21 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: vinci profile model.onnx|model.vnm [--threads N] [--iters N] [--out DIR] "
-            "[--top N] [--peaks GFLOPS,GBS] [--input-shape name:d0,d1,...] [--async] "
-            "[-O0..-O3]\n");
+            "[--top N] [--peaks GFLOPS,GBS] [--input-shape name:d0,d1,...] "
+            "[--async] " VN_CLI_MODEL_OPTS_USAGE "\n");
     return 2;
 }
 
 static int parse(int argc, char **argv, prof_opts *o)
 {
-    int rc = 0;
-    int level = 0;
+    int rc = 0, mo = 0;
+    int level = o->level;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *s = argv[i];
         bool more = i + 1 < argc;
-        if (!strcmp(s, "--input-shape") && more && o->ns < MAX_IO)
+        if ((mo = vn_cli_parse_model_opt(argc, argv, &i, &level, &o->precision)) != 0)
+            rc = mo < 0 ? usage() : (o->level = level, 0);
+        else if (!strcmp(s, "--input-shape") && more && o->ns < MAX_IO)
             rc = vn_cli_parse_shape(argv[++i], &o->shapes[o->ns]) ? usage() : (o->ns++, 0);
         else if (!strcmp(s, "--threads") && more)
             rc = (o->threads = atoi(argv[++i])) >= 1 ? 0 : usage();
@@ -193,8 +196,6 @@ static int parse(int argc, char **argv, prof_opts *o)
             o->out = argv[++i];
         else if (!strcmp(s, "--peaks") && more)
             rc = sscanf(argv[++i], "%lf,%lf", &o->gflops, &o->gbs) == 2 ? 0 : usage();
-        else if (vn_cli_parse_level(s, &level))
-            o->level = level;
         else if (s[0] != '-' && !o->path)
             o->path = s;
         else
@@ -223,7 +224,11 @@ int vn_cmd_profile(int argc, char **argv)
         rc = (fprintf(stderr, "vinci profile: %s\n", vn_last_error()), 1);
     if (rc == 0 && !m && vn_graph_load_onnx(o.path, &g) != VN_OK)
         rc = (fprintf(stderr, "vinci profile: %s\n", vn_last_error()), 1);
-    vn_compile_options opt = {o.level, dev, o.shapes, o.ns};
+    vn_compile_options opt = {.opt_level = o.level,
+                              .device = dev,
+                              .shapes = o.shapes,
+                              .num_shapes = o.ns,
+                              .precision = o.precision};
     if (rc == 0 && !m && vn_model_compile(g, &opt, &m) != VN_OK)
         rc = (vn_cli_report_error("profile", g), 1);
     if (rc == 0) {

@@ -52,6 +52,8 @@ void vn_cli_report_error(const char *cmd, const vn_graph *g)
 typedef struct run_args {
     const char *model, *out_dir;
     int32_t level;
+    int precision;   /* vn_precision (--precision) */
+    bool specialise; /* compile small integer / scalar inputs in as constants (default) */
     const char *in_names[MAX_IO], *in_files[MAX_IO];
     int32_t num_in;
     vn_input_shape shapes[MAX_IO];
@@ -62,10 +64,12 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: vinci run model.onnx|model.vnm --input name=file.npy ... [--output-dir DIR]\n"
-            "                 [--input-shape name:d0,d1,...] [-O0..-O3]\n"
+            "                 [--input-shape name:d0,d1,...] " VN_CLI_MODEL_OPTS_USAGE
+            " [--no-specialise]\n"
             "Small integer inputs (i32/i64/bool, at most 1024 values: axes, pads,\n"
             "shapes) and scalar inputs are compiled in as constants: the model is\n"
-            "specialised to their values.\n"
+            "specialised to their values (a model whose every input is such folds\n"
+            "entirely at compile time); --no-specialise compiles for the shapes only.\n"
             "Exit status: 0 ok, 1 error, 2 usage, 3 unsupported operator or dtype.\n");
     return 2;
 }
@@ -74,7 +78,8 @@ static int parse(int argc, char **argv, run_args *a)
 {
     a->out_dir = ".";
     a->level = VN_CLI_DEFAULT_LEVEL;
-    int level = 0;
+    a->specialise = true;
+    int level = a->level, opt = 0;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (!strcmp(s, "--input") && i + 1 < argc && a->num_in < MAX_IO) {
@@ -84,9 +89,12 @@ static int parse(int argc, char **argv, run_args *a)
             a->in_files[a->num_in++] = eq + 1;
         } else if (!strcmp(s, "--input-shape") && i + 1 < argc && a->num_shapes < MAX_IO) {
             if (vn_cli_parse_shape(argv[++i], &a->shapes[a->num_shapes++])) return usage();
+        } else if (!strcmp(s, "--no-specialise")) {
+            a->specialise = false;
         } else if (!strcmp(s, "--output-dir") && i + 1 < argc) {
             a->out_dir = argv[++i];
-        } else if (vn_cli_parse_level(s, &level)) {
+        } else if ((opt = vn_cli_parse_model_opt(argc, argv, &i, &level, &a->precision)) != 0) {
+            if (opt < 0) return usage();
             a->level = level;
         } else if (s[0] != '-' && !a->model) {
             a->model = s;
@@ -161,7 +169,7 @@ static int run_model(const run_args *a, vn_graph *g, vn_tensor *t)
 {
     vn_input_shape shapes[2 * MAX_IO];
     int32_t ns = shape_set(a, t, shapes);
-    vn_compile_options opt = {a->level, NULL, NULL, 0};
+    vn_compile_options opt = {.opt_level = a->level, .precision = a->precision};
     vn_model_cache *cache = NULL;
     const vn_model *m = NULL;
     vn_model_ctx *ctx = NULL;
@@ -169,7 +177,10 @@ static int run_model(const run_args *a, vn_graph *g, vn_tensor *t)
     for (int32_t i = 0; i < a->num_in; i++) in[i] = (vn_named_tensor){a->in_names[i], t[i]};
     double t0 = now_ms();
     vn_status st = vn_model_cache_create(g, &opt, &cache);
-    if (st == VN_OK) st = vn_model_cache_get_values(cache, shapes, ns, in, a->num_in, &m);
+    if (st == VN_OK && a->specialise)
+        st = vn_model_cache_get_values(cache, shapes, ns, in, a->num_in, &m);
+    else if (st == VN_OK)
+        st = vn_model_cache_get(cache, shapes, ns, &m);
     double t1 = now_ms();
     if (st == VN_OK) st = vn_model_ctx_create(m, &ctx);
     if (st == VN_OK) st = vn_model_run(m, ctx, in, a->num_in, NULL, 0);

@@ -135,11 +135,20 @@ vn_status vn_npy_write(const char *path, const vn_tensor *tensor);
 
 typedef struct vn_model vn_model;
 typedef struct vn_model_ctx vn_model_ctx;
+/* Arithmetic of a compiled model's matrix products (vn_compile_options.precision). */
+typedef enum vn_precision {
+    VN_PRECISION_F32 = 0, /* every operator in its model dtype (default) */
+    VN_PRECISION_BF16 = 1 /* f32 MatMul / Gemm (and their fusions) multiply in bf16 with f32
+                             accumulation: operands rounded to bf16 (weights once, at plan time),
+                             sums, epilogues and every other operator in f32 */
+} vn_precision;
+
 typedef struct vn_compile_options {
     int32_t opt_level; /* 0: no passes; 1: folding, dead-node and identity removal (default) */
     vn_device *device; /* NULL: the default device */
     const vn_input_shape *shapes; /* concrete input shapes, as for vn_graph_infer */
     int32_t num_shapes;
+    int32_t precision; /* vn_precision (0: f32); applies at every opt_level */
 } vn_compile_options;
 
 #define VN_MAX_PASS_REPORTS 16
@@ -154,6 +163,7 @@ typedef struct vn_model_stats {
     double compile_ms;
     int32_t nodes_before, nodes_after; /* main-graph nodes (Constant nodes included before) */
     int32_t opt_level;
+    int32_t precision; /* vn_precision the model was compiled with */
     int32_t num_reports;
     vn_pass_report reports[VN_MAX_PASS_REPORTS];
     size_t arena_bytes;      /* the memory plan's peak: one activation arena per context */

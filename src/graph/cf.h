@@ -65,6 +65,7 @@ typedef struct vn_cf {
     int64_t static_trips;
     vn_graph *graph;
     int32_t opt_level;
+    int32_t precision; /* the outer model's (vn_precision) */
     vn_device *device;
 } vn_cf;
 

@@ -176,6 +176,7 @@ vn_status vn_cf_create(vn_model *m, const vn_gbody *b, const vn_gnode *src, int3
     cf->static_trips = -1;
     cf->graph = m->graph;
     cf->opt_level = m->opt_level;
+    cf->precision = m->precision;
     cf->device = m->device;
     m->nodes[node].cf = cf;
     return fill(cf, m, b, src, node);

@@ -86,7 +86,8 @@ static vn_status compile(const vn_cf *cf, vn_cf_body *cb, const vn_tensor *in, c
         d[k] = in[k].desc;
         data[k] = fixed[k] || special(cb, in, fixed, k) ? in[k].data : NULL;
     }
-    vn_compile_options opt = {cf->opt_level, cf->device, NULL, 0};
+    vn_compile_options opt = {
+        .opt_level = cf->opt_level, .device = cf->device, .precision = cf->precision};
     if (st == VN_OK) st = vn_cg_build_body(cf->graph, cb->body, &opt, cb->name, d, data, n, out);
     if (st == VN_OK && (st = vn_cg_compile_built(*out, cf->opt_level)) != VN_OK) {
         vn_model_destroy(*out);

@@ -108,10 +108,13 @@ vn_status vn_model_compile_specialised(vn_graph *graph, const vn_compile_options
 {
     if (!graph || !out) return vn_error(VN_ERR_INVALID_ARG, W, "graph or out is NULL");
     *out = NULL;
-    vn_compile_options opt = options ? *options : (vn_compile_options){1, NULL, NULL, 0};
+    vn_compile_options opt = options ? *options : (vn_compile_options){.opt_level = 1};
     if (opt.opt_level < 0 || opt.opt_level > 3)
         return vn_error(VN_ERR_INVALID_ARG, W, "optimisation level %d is not 0..3",
                         (int)opt.opt_level);
+    if (opt.precision != VN_PRECISION_F32 && opt.precision != VN_PRECISION_BF16)
+        return vn_error(VN_ERR_INVALID_ARG, W, "precision %d is not VN_PRECISION_F32 or _BF16",
+                        (int)opt.precision);
     if (opt.num_shapes < 0 || (opt.num_shapes > 0 && !opt.shapes))
         return vn_error(VN_ERR_INVALID_ARG, W, "%d shapes at NULL", (int)opt.num_shapes);
     double t0 = now_ms();
@@ -124,6 +127,7 @@ vn_status vn_model_compile_specialised(vn_graph *graph, const vn_compile_options
     if (st != VN_OK) return st;
     m->stats.nodes_before = graph->main->num_nodes;
     m->stats.opt_level = opt.opt_level;
+    m->stats.precision = opt.precision;
     if ((st = compile(m, opt.opt_level)) != VN_OK) {
         vn_model_destroy(m);
         return st;

@@ -119,6 +119,7 @@ struct vn_model {
     int32_t num_cfs, cap_cfs;
     vn_graph *graph;
     int32_t opt_level;
+    int32_t precision; /* vn_precision (pass_precision.c); subgraphs inherit it */
 };
 
 /* ---- building (compile_build.c) ------------------------------------------------- */
@@ -179,8 +180,11 @@ vn_status vn_fold_const(vn_model *m, int32_t node, vn_pass_report *r, bool *chan
 /* Record one change in a report ("name" appended to detail while it fits). */
 void vn_pass_note(vn_pass_report *r, const char *what);
 
-/* Inference of every node with the level's passes; fills m->stats.reports. */
+/* Inference of every node with the level's passes, then the precision pass;
+ * fills m->stats.reports. */
 vn_status vn_pass_run_all(vn_model *m, int32_t level);
+/* m->precision bf16: f32 matrix products get attribute compute = "bf16". */
+vn_status vn_pass_precision(vn_model *m, vn_pass_report *r);
 
 /* ---- packed constants (compile_release.c) ------------------------------------------ */
 /* Node i's packed constants through its operator's pre-pack hook (vinci/ops.h);

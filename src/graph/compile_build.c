@@ -281,6 +281,7 @@ static vn_status build_model(vn_graph *g, const vn_gbody *b, const vn_compile_op
     m->name = name;
     m->graph = g;
     m->opt_level = opt->opt_level;
+    m->precision = opt->precision;
     m->device = opt->device;
     if (!m->device) st = vn_device_default(&m->device);
     if (st == VN_OK) st = build(&bd);

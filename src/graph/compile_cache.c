@@ -45,7 +45,7 @@ vn_status vn_model_cache_create(vn_graph *graph, const vn_compile_options *optio
     vn_model_cache *c = calloc(1, sizeof *c);
     if (!c) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_cache_create", "no memory");
     c->graph = graph;
-    c->options = options ? *options : (vn_compile_options){1, NULL, NULL, 0};
+    c->options = options ? *options : (vn_compile_options){.opt_level = 1};
     c->options.shapes = NULL;
     c->options.num_shapes = 0;
     pthread_mutex_init(&c->lock, NULL);

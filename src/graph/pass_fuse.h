@@ -46,6 +46,9 @@ bool vn_fuse_const_scalar(const vn_model *m, int32_t v, double *out);
 int64_t vn_fuse_attr_int(const vn_cnode *n, const char *name, int64_t fallback);
 double vn_fuse_attr_float(const vn_cnode *n, const char *name, double fallback);
 const char *vn_fuse_attr_str(const vn_cnode *n, const char *name, const char *fallback);
+/* Append the string attribute name = value to n's attributes (a copy of the
+ * list in the model's memory; name and value must outlive the model). */
+vn_status vn_fuse_add_attr_str(vn_model *m, vn_cnode *n, const char *name, const char *value);
 /* A new anonymous constant value holding `data` (copied); -1 on no memory. */
 int32_t vn_fuse_new_const(vn_model *m, const vn_tensor_desc *desc, const void *data);
 

@@ -78,6 +78,20 @@ const char *vn_fuse_attr_str(const vn_cnode *n, const char *name, const char *fa
     return a && a->type == VN_ATTR_STRING && a->s ? a->s : fallback;
 }
 
+vn_status vn_fuse_add_attr_str(vn_model *m, vn_cnode *n, const char *name, const char *value)
+{
+    vn_attr *a = vn_gmem_alloc(&m->mem, (size_t)(n->num_attrs + 1) * sizeof *a);
+    if (!a) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "no memory for an attribute");
+    if (n->num_attrs) memcpy(a, n->attrs, (size_t)n->num_attrs * sizeof *a);
+    memset(&a[n->num_attrs], 0, sizeof *a);
+    a[n->num_attrs].name = name;
+    a[n->num_attrs].type = VN_ATTR_STRING;
+    a[n->num_attrs].s = value;
+    n->attrs = a;
+    n->num_attrs++;
+    return VN_OK;
+}
+
 int32_t vn_fuse_new_const(vn_model *m, const vn_tensor_desc *desc, const void *data)
 {
     int32_t v = vn_cg_add_value(m, "", VN_CV_CONST);

@@ -207,21 +207,6 @@ static bool conv_reads_plain(const walk *w, const vn_cnode *n, int32_t node)
            vn_conv_plain_input_ok(&g, w->m->device);
 }
 
-/* n's attributes and x_layout = "NCHW" (in the model's memory). */
-static vn_status add_plain_x(vn_model *m, vn_cnode *n)
-{
-    vn_attr *a = vn_gmem_alloc(&m->mem, (size_t)(n->num_attrs + 1) * sizeof *a);
-    if (!a) return vn_error(VN_ERR_OUT_OF_MEMORY, "pass_layout", "no memory for an attribute");
-    if (n->num_attrs) memcpy(a, n->attrs, (size_t)n->num_attrs * sizeof *a);
-    memset(&a[n->num_attrs], 0, sizeof *a);
-    a[n->num_attrs].name = "x_layout";
-    a[n->num_attrs].type = VN_ATTR_STRING;
-    a[n->num_attrs].s = "NCHW";
-    n->attrs = a;
-    n->num_attrs++;
-    return VN_OK;
-}
-
 /* Does node i run on its blocked twin? */
 static bool goes_blocked(const walk *w, int32_t i, const rule *ru)
 {
@@ -358,7 +343,7 @@ static vn_status rewrite_blocked(walk *w, int32_t node, const rule *ru)
     if (!ins || !outs) return vn_error(VN_ERR_OUT_OF_MEMORY, "pass_layout", "no memory");
     bool plain_x = ru->kind == RULE_CONV && conv_reads_plain(w, src, node);
     if (plain_x) {
-        vn_status st = add_plain_x(m, &n);
+        vn_status st = vn_fuse_add_attr_str(m, &n, "x_layout", "NCHW");
         if (st != VN_OK) return st;
         vn_pass_note(w->r, "conv reads NCHW X");
     }

@@ -17,6 +17,9 @@
  *       (pass_layout.c: NC1HWC0 across conv / pool / element-wise / Concat
  *       chains), last, on the fused graph.
  *
+ * Any level, last: the precision pass (pass_precision.c) when the model is
+ * compiled with a reduced precision.
+ *
  * Each pass reports its changes in the model's stats, one report per pass name.
  */
 #include <stdio.h>
@@ -123,5 +126,7 @@ vn_status vn_pass_run_all(vn_model *m, int32_t level)
     if (st == VN_OK && level >= 3) st = run_graph_passes(m, o3_fuse, COUNT(o3_fuse));
     if (st == VN_OK && level >= 2) st = run_graph_passes(m, o2_after, COUNT(o2_after));
     if (st == VN_OK && level >= 3) st = run_graph_passes(m, o3_layout, COUNT(o3_layout));
+    if (st == VN_OK && m->precision != VN_PRECISION_F32)
+        st = vn_pass_precision(m, report(m, "precision"));
     return st;
 }

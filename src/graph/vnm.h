@@ -101,7 +101,7 @@ typedef struct vnm_meta {
 
 typedef struct vnm_options {
     int32_t opt_level;
-    int32_t precision; /* 0: each operator in its model dtype (the only mode so far) */
+    int32_t precision; /* vn_precision compiled with (the nodes' compute attributes carry it) */
     uint32_t num_shapes;
     uint32_t reserved;
 } vnm_options;

@@ -49,6 +49,7 @@ static void fill_stats(vn_model *m, const vnm_plan *p, const vnm_options *o)
 {
     vn_model_stats *s = &m->stats;
     s->opt_level = o->opt_level; /* so a loaded model saves as it was compiled */
+    s->precision = o->precision;
     s->compile_ms = p->compile_ms;
     s->nodes_before = p->nodes_before;
     s->nodes_after = m->num_nodes;

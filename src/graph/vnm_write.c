@@ -241,7 +241,7 @@ static void put_model(writer *w)
     put(idx, m->inputs, (size_t)m->num_inputs * 4, 4);
     put(idx, m->outputs, (size_t)m->num_outputs * 4, 4);
     put(&w->sec[VNM_SEC_META], &meta, sizeof meta, 8);
-    vnm_options opt = {s->opt_level, 0, (uint32_t)m->num_inputs, 0};
+    vnm_options opt = {s->opt_level, s->precision, (uint32_t)m->num_inputs, 0};
     put(&w->sec[VNM_SEC_OPTIONS], &opt, sizeof opt, 8);
     for (int32_t i = 0; i < m->num_inputs; i++) { /* the concrete shapes compiled for */
         const vn_cvalue *v = &m->values[m->inputs[i]];

@@ -112,8 +112,8 @@ static vn_status gemm_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, 
     if (st == VN_OK) st = check_shapes(where, ctx, &g, &p->lay);
     if (st == VN_OK) {
         p->desc = vn_mm_gemm_desc(&p->lay);
-        vn_mm_set_float(&p->desc, ctx->inputs[0].dtype);
-        st = set_epilogue(where, ctx, &g, p, workspace);
+        st = vn_mm_set_float(where, ctx->attrs, &p->desc, ctx->inputs[0].dtype);
+        if (st == VN_OK) st = set_epilogue(where, ctx, &g, p, workspace);
     }
     if (st == VN_OK) st = vn_mm_plan_gemm(where, ctx->device, p);
     if (st == VN_OK) st = vn_mm_const_b_hook(where, ctx, 1, p);

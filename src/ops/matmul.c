@@ -3,7 +3,13 @@
  * broadcast batch dims) on the GEMM, f32 or bf16 (f32 accumulation; the
  * output keeps the inputs' dtype). f16 is refused: the GEMM has no f16
  * operands, and a silent conversion would hide a copy of both inputs.
+ *
+ * Attribute compute (vinci's, on MatMul, Gemm and FusedMatMul): "bf16" makes
+ * an f32 product multiply in bf16 with f32 accumulation (the graph engine's
+ * --precision bf16, graph/pass_precision.c); "f32" (the default for f32).
  */
+#include <string.h>
+
 #include "ops/matmul.h"
 
 vn_status vn_mm_check_float(const char *where, const vn_tensor_desc *a, const vn_tensor_desc *b)
@@ -20,10 +26,20 @@ vn_status vn_mm_check_float(const char *where, const vn_tensor_desc *a, const vn
     return VN_OK;
 }
 
-void vn_mm_set_float(vn_gemm_desc *d, vn_dtype dt)
+vn_status vn_mm_set_float(const char *where, const vn_attrs *attrs, vn_gemm_desc *d, vn_dtype dt)
 {
     d->a_dtype = d->b_dtype = d->c_dtype = dt;
     d->compute = dt == VN_BF16 ? VN_BF16 : VN_F32;
+    const vn_attr *a = vn_attrs_find(attrs, "compute");
+    if (!a) return VN_OK;
+    bool bf16 = a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "bf16");
+    if (!bf16 && !(a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "f32")))
+        return vn_error(VN_ERR_INVALID_ARG, where,
+                        "attribute 'compute' must be \"f32\" or \"bf16\"");
+    if (!bf16 && dt == VN_BF16)
+        return vn_error(VN_ERR_INVALID_ARG, where, "compute f32 on bf16 operands: cast them first");
+    if (bf16) d->compute = VN_BF16;
+    return VN_OK;
 }
 
 static vn_status matmul_infer(const vn_op_ctx *ctx, vn_tensor_desc *outputs)
@@ -49,7 +65,9 @@ static vn_status matmul_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs
         vn_mm_layout_nd(where, &ctx->inputs[0], &ctx->inputs[1], false, false, &y, &p->lay);
     if (st == VN_OK) {
         p->desc = vn_mm_gemm_desc(&p->lay);
-        vn_mm_set_float(&p->desc, ctx->inputs[0].dtype);
+        st = vn_mm_set_float(where, ctx->attrs, &p->desc, ctx->inputs[0].dtype);
+    }
+    if (st == VN_OK) {
         st = vn_mm_plan_gemm(where, ctx->device, p);
     }
     if (st == VN_OK) st = vn_mm_const_b_hook(where, ctx, 1, p);

@@ -70,8 +70,9 @@ vn_gemm_desc vn_mm_gemm_desc(const vn_mm_layout *lay);
 /* A and B of one float dtype the GEMM takes (f32 or bf16); VN_ERR_DTYPE
  * naming both otherwise (f16: the GEMM has no f16 operands). */
 vn_status vn_mm_check_float(const char *where, const vn_tensor_desc *a, const vn_tensor_desc *b);
-/* Operand, output and compute dtypes of a float product in `dt`. */
-void vn_mm_set_float(vn_gemm_desc *d, vn_dtype dt);
+/* Operand, output and compute dtypes of a float product in `dt`, the
+ * compute dtype bf16 when attribute compute = "bf16" (matmul.c). */
+vn_status vn_mm_set_float(const char *where, const vn_attrs *attrs, vn_gemm_desc *d, vn_dtype dt);
 
 /* Create p->gemm from p->desc, re-reporting a GEMM error under `where`. */
 vn_status vn_mm_plan_gemm(const char *where, vn_device *device, vn_mm_plan *p);

@@ -159,8 +159,8 @@ static vn_status fused_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs,
     vn_status st = fused_check(where, ctx, &f, &y, &p->lay);
     if (st == VN_OK) {
         p->desc = vn_mm_gemm_desc(&p->lay);
-        vn_mm_set_float(&p->desc, y.dtype);
-        st = set_epilogue(where, ctx, &f, &y, p, workspace);
+        st = vn_mm_set_float(where, ctx->attrs, &p->desc, y.dtype);
+        if (st == VN_OK) st = set_epilogue(where, ctx, &f, &y, p, workspace);
     }
     if (st == VN_OK) st = vn_mm_plan_gemm(where, ctx->device, p);
     if (st == VN_OK) st = vn_mm_const_b_hook(where, ctx, FB, p);

@@ -26,7 +26,7 @@ static vn_graph *load(ob *m)
 
 static vn_model *compile(vn_graph *g, int level)
 {
-    vn_compile_options o = {level, NULL, NULL, 0};
+    vn_compile_options o = {.opt_level = level};
     vn_model *m = NULL;
     vn_status st = vn_model_compile(g, &o, &m);
     VT_CHECK(st == VN_OK, "compile O%d: %s", level, vn_last_error());
@@ -35,7 +35,7 @@ static vn_model *compile(vn_graph *g, int level)
 
 static vn_status compile_error(vn_graph *g)
 {
-    vn_compile_options o = {1, NULL, NULL, 0};
+    vn_compile_options o = {.opt_level = 1};
     vn_model *m = NULL;
     vn_status st = vn_model_compile(g, &o, &m);
     vn_model_destroy(m);
@@ -573,7 +573,7 @@ static void test_hostile_subgraphs(void)
             mb.p[i] ^= flips[f];
             vn_graph *g = NULL;
             if (vn_graph_load_onnx_bytes(mb.p, mb.n, "flip.onnx", NULL, &g) == VN_OK) {
-                vn_compile_options o = {1, NULL, NULL, 0};
+                vn_compile_options o = {.opt_level = 1};
                 vn_model *m = NULL;
                 vn_model_ctx *c = NULL;
                 if (vn_model_compile(g, &o, &m) == VN_OK && vn_model_ctx_create(m, &c) == VN_OK) {

@@ -26,7 +26,7 @@ static vn_model *compile(vn_graph *g, int level, const char *input, int rank, co
 {
     vn_input_shape s = {input, rank, {0}};
     for (int i = 0; i < rank; i++) s.dims[i] = dims[i];
-    vn_compile_options o = {level, NULL, &s, input ? 1 : 0};
+    vn_compile_options o = {.opt_level = level, .shapes = &s, .num_shapes = input ? 1 : 0};
     vn_model *m = NULL;
     VT_OK(vn_model_compile(g, &o, &m));
     return m;
@@ -109,7 +109,7 @@ static void test_bad_arguments(void)
     /* a shape the graph's declared dims reject names the input */
     vn_model *m2 = NULL;
     vn_input_shape s = {"x", 2, {2, 5}};
-    vn_compile_options o = {1, NULL, &s, 1};
+    vn_compile_options o = {.opt_level = 1, .shapes = &s, .num_shapes = 1};
     VT_CHECK(vn_model_compile(g, &o, &m2) == VN_ERR_SHAPE, "bad shape compiled");
     VT_CONTAINS(vn_last_error(), "'x'");
     vn_model_ctx_destroy(ctx);

@@ -52,7 +52,7 @@ static void test_bundled_model(void)
     vn_input_shape shape = {"x", x.desc.rank, {0}};
     memcpy(shape.dims, x.desc.dims, sizeof shape.dims);
     for (int level = 0; level <= 1; level++) {
-        vn_compile_options o = {level, NULL, NULL, 0};
+        vn_compile_options o = {.opt_level = level};
         vn_model_cache *cache = NULL;
         const vn_model *m = NULL;
         vn_model_ctx *ctx = NULL;

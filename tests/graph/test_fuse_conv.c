@@ -46,7 +46,7 @@ static vn_model *build(vn_graph *gr)
     int64_t xd[4] = {1, CH, HW, HW};
     vn_input_shape shape = {"x", 4, {0}};
     memcpy(shape.dims, xd, sizeof xd);
-    vn_compile_options o = {1, NULL, &shape, 1};
+    vn_compile_options o = {.opt_level = 1, .shapes = &shape, .num_shapes = 1};
     vn_model *m = NULL;
     VT_OK(vn_cg_build(gr, &o, &m));
     return m;

@@ -111,15 +111,20 @@ static inline int32_t fz_changes(const vn_model_stats *s, const char *name)
     return r ? r->changes : -1;
 }
 
-/* Input shapes to compile for (NULL: the model's own), for fz_run / fz_levels. */
+/* Input shapes to compile for (NULL: the model's own) and the precision
+ * (vn_precision), for fz_run / fz_levels. */
 static const vn_input_shape *fz_shapes;
 static int32_t fz_num_shapes;
+static int32_t fz_precision;
 
 /* Compile at `level`, run, copy each output's floats (numel into n[k]). */
 static inline void fz_run(vn_graph *gr, int level, const vn_named_tensor *in, int nin,
                           const char *const *outs, float **got, int64_t *n, vn_model_stats *s)
 {
-    vn_compile_options o = {level, NULL, fz_shapes, fz_num_shapes};
+    vn_compile_options o = {.opt_level = level,
+                            .shapes = fz_shapes,
+                            .num_shapes = fz_num_shapes,
+                            .precision = fz_precision};
     vn_model *m = NULL;
     vn_model_ctx *ctx = NULL;
     VT_OK(vn_model_compile(gr, &o, &m));

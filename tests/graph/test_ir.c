@@ -161,7 +161,8 @@ static void test_unsupported_listed_at_once(void)
     VT_CHECK(strstr(e, "Relu") == NULL, "Relu is supported: %s", e);
     vn_op_count c;
     VT_OK(vn_graph_op_type(g, 0, &c));
-    VT_CHECK(!strcmp(c.op_type, "StringNormalizer") && c.count == 3 && !c.supported, "histogram first");
+    VT_CHECK(!strcmp(c.op_type, "StringNormalizer") && c.count == 3 && !c.supported,
+             "histogram first");
     vn_graph_destroy(g);
 }
 

@@ -404,7 +404,7 @@ static void test_onnx_strings_attribute(void)
     vn_tensor x = {0}, want = {0};
     VT_OK(vn_npy_read(px, &x));
     VT_OK(vn_npy_read(py, &want));
-    vn_compile_options o = {1, NULL, NULL, 0};
+    vn_compile_options o = {.opt_level = 1};
     vn_model *m = NULL;
     vn_model_ctx *ctx = NULL;
     vn_tensor y;

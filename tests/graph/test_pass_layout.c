@@ -135,7 +135,7 @@ static void check(vn_graph *gr, const char *const *outs, int want_to, int want_f
     vt_rng rng = {9};
     vt_fill(&rng, x, 3 * HW * HW, -1, 1);
     vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
-    vn_compile_options o = {3, NULL, NULL, 0};
+    vn_compile_options o = {.opt_level = 3};
     vn_model *m = NULL;
     VT_OK(vn_model_compile(gr, &o, &m));
     if (!m) return;

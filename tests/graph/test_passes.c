@@ -45,7 +45,7 @@ static vn_graph *finish(ob *g, const char *const *outs, const int *i64)
 
 static vn_model *build(vn_graph *g)
 {
-    vn_compile_options o = {1, NULL, NULL, 0};
+    vn_compile_options o = {.opt_level = 1};
     vn_model *m = NULL;
     VT_OK(vn_graph_check_supported(g));
     VT_OK(vn_cg_build(g, &o, &m));
@@ -204,7 +204,7 @@ static void test_levels_agree(void)
     float x[4] = {-1, 0.5f, 2, -3}, y[2][4];
     int64_t shp[2][1];
     for (int level = 0; level <= 1; level++) {
-        vn_compile_options o = {level, NULL, NULL, 0};
+        vn_compile_options o = {.opt_level = level};
         vn_model *m = NULL;
         vn_model_ctx *ctx = NULL;
         VT_OK(vn_model_compile(gr, &o, &m));

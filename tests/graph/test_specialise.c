@@ -39,7 +39,7 @@ static void test_specialise_reshape(void)
 {
     vn_graph *g = reshape_graph();
     vn_model *m = NULL;
-    vn_compile_options o = {1, NULL, NULL, 0};
+    vn_compile_options o = {.opt_level = 1};
     VT_CHECK(vn_model_compile(g, &o, &m) == VN_ERR_UNSUPPORTED, "the shape is not known");
     VT_CONTAINS(vn_last_error(), "constant known at plan time");
     float x[6] = {1, 2, 3, 4, 5, 6}, y[6] = {0};

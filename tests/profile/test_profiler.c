@@ -122,7 +122,7 @@ static vn_model *compile_mlp(int32_t level)
     vn_model *m = NULL;
     if (repo_path("models/mlp_tiny.onnx", path, sizeof path)) return NULL;
     vn_input_shape x = {"x", 2, {64, 64}};
-    vn_compile_options o = {level, NULL, &x, 1};
+    vn_compile_options o = {.opt_level = level, .shapes = &x, .num_shapes = 1};
     VT_OK(vn_graph_load_onnx(path, &g));
     VT_OK(vn_model_compile(g, &o, &m));
     VT_CHECK(num_graphs < 16, "graph slots");

@@ -39,7 +39,7 @@ static vn_model *one_node(vn_graph **g, const char *op, int rank, const int64_t 
     vn_model *model = NULL;
     VT_OK(vn_graph_load_onnx_bytes(m.p, m.n, "bound.onnx", NULL, g));
     ob_free(&m);
-    vn_compile_options o = {1, NULL, NULL, 0};
+    vn_compile_options o = {.opt_level = 1};
     if (*g) VT_OK(vn_model_compile(*g, &o, &model));
     return model;
 }
