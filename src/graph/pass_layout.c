@@ -15,8 +15,8 @@
  *   - anything else is plain.
  * A plain value a blocked node reads gets one shared vinci::ToNC1HWC0 (but
  * a conv of at most 4 input channels, a network's stem, reads a plain X
- * that has no blocked form yet as it is: x_layout = "NCHW", its direct
- * kernel gathering the rows, conv_direct.c); a
+ * that has no blocked form yet as it is: x_layout = "NCHW", read in place
+ * by its direct kernel, conv_kernel.inc); a
  * blocked value a plain node (or the graph's outputs) reads is restored by
  * one vinci::FromNC1HWC0 into the original value, so names, graph outputs
  * and plain readers keep their value indices. Blocked values are new values
@@ -189,11 +189,12 @@ static bool conv_kernels_blocked(const vn_model *m, int32_t node)
 }
 
 /* May the blocked twin of conv `node` read its plain X as it is (x_layout
- * NCHW: the direct kernel gathers its rows, conv.h), instead of through a
+ * NCHW: the direct kernel reads it in place, conv.h), instead of through a
  * ToNC1HWC0? A stem's X of at most STEM_CHANNELS channels (its blocked form
  * would be 16/C times larger) that has no blocked form yet, when the
- * algorithm is not forced to another than direct. (Wider inputs gather as
- * many lanes per row as a reorder writes, once per tap row.) */
+ * algorithm is not forced to another than direct. (A wider plain input
+ * would be read a plane per channel: blocked pixels keep a cache line's 16
+ * channels together.) */
 #define STEM_CHANNELS 4
 static bool conv_reads_plain(const walk *w, const vn_cnode *n, int32_t node)
 {
@@ -203,8 +204,7 @@ static bool conv_reads_plain(const walk *w, const vn_cnode *n, int32_t node)
         (strcmp(algo, "auto") && strcmp(algo, "direct")))
         return false;
     vn_conv_geom g;
-    return conv_geometry(w->m, node, &g) && g.C <= STEM_CHANNELS &&
-           vn_conv_plain_input_ok(&g, w->m->device);
+    return conv_geometry(w->m, node, &g) && g.C <= STEM_CHANNELS && vn_conv_plain_input_ok(&g);
 }
 
 /* Does node i run on its blocked twin? */

@@ -62,6 +62,12 @@ typedef struct vn_conv_row_args {
      * IH, ih0 and dh only decide which taps are inside; IW, pl which
      * columns are (pl = 0 and IW = the copy's width when padded). */
     int64_t x_row0, x_rstride;
+    /* x_plain: x is one NCHW image of cin_blocks = 1 block of ci_last channels
+     * (a stem on the model's input): a pixel is one float, channel ci lies
+     * x_cstride (IH*IW) floats after channel 0, and the addressing above
+     * counts pixels of 1 float instead of 16. */
+    bool x_plain;
+    int64_t x_cstride;
     float *y;          /* output block ob at row oh, column 0 */
     int64_t y_bstride; /* elements between output blocks (OH*OW*16) */
     const float *bias; /* 16*ncb values (zero padded) or NULL */

@@ -38,10 +38,12 @@ float vn_conv_act_scalar(float v, const vn_conv_epi *e)
 #define TABLE_NAME vn_conv_table_scalar
 #define TABLE_ISA  VN_ISA_SCALAR
 
+/* X(owb, ...) for owb = 1 .. OWB_MAX (instantiation lists, conv_kernel.inc) */
+#define OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__)
+
 #include "kernel/conv_kernel.inc"
 
 const vn_conv_table *vn_conv_table_get(void)
 {
     return vn_isa_pick(&vn_conv_table_avx512, &vn_conv_table_avx2, &vn_conv_table_scalar);
 }
-

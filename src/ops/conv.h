@@ -65,8 +65,8 @@ typedef struct vn_conv_plan {
     vn_conv_layout layout;   /* of Y and the residual */
     vn_conv_layout x_layout; /* of X: the layout's, or NCHW under an NC1HWC0 operator given
                                 x_layout = "NCHW" (a network's first conv, pass_layout.c) */
-    bool x_plain;            /* DIRECT reads NCHW X itself: each tile gathers its input rows
-                                into UB as NC1HWC0 (conv_direct.c), no reorder pass */
+    bool x_plain;            /* DIRECT reads NCHW X in place (the kernels' plain variant,
+                                conv_kernel.inc): no reorder pass */
     vn_conv_algo algo;
     vn_conv_epi epi;
     bool has_bias, has_res, packed;
@@ -103,9 +103,8 @@ vn_status vn_conv_execute(const vn_conv_plan *p, const vn_op_run_ctx *ctx);
 bool vn_conv_direct_ok(const vn_conv_geom *g);
 bool vn_conv_depthwise_ok(const vn_conv_geom *g);
 /* Can the direct kernel read this convolution's X in NCHW (x_plain)? G = 1,
- * C <= 16 (one channel block, a network's stem), not a flat 1x1, and the
- * gathered rows of one tile fit the UB of `device` (NULL: not checked). */
-bool vn_conv_plain_input_ok(const vn_conv_geom *g, vn_device *device);
+ * C <= 16 (one channel block, a network's stem), 2-D, not a flat 1x1. */
+bool vn_conv_plain_input_ok(const vn_conv_geom *g);
 /* Elements of the packed weights (conv_kernels.h layouts) for the algo. */
 int64_t vn_conv_packed_elems(const vn_conv_geom *g, vn_conv_algo algo);
 /* Pack ONNX weights [K][C/G][KH][KW] into the direct or depthwise layout. */

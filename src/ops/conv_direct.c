@@ -18,11 +18,11 @@
  * CPU the caches do what the copy engine does for a tile, and the register
  * blocking (not a UB copy) is what makes the data reuse. Rows with column
  * padding are copied into UB zero-padded (so border columns run in full
- * register blocks); an NCHW input of one channel block (x_plain: a stem fed
- * straight from the model's input) is always, the copy gathering its C
- * planes into C0 lanes: the layout change of the seeds' CopyIn, instead of
- * a whole-tensor reorder and a 16/C times larger input. A block whose next
- * tile needs the same rows keeps the copy.
+ * register blocks); a block whose next tile needs the same rows keeps the
+ * copy. An NCHW input of one channel block (x_plain: a stem fed straight
+ * from the model's input) is read in place by the kernels' plain variant
+ * (conv_kernel.inc), instead of a whole-tensor reorder into a 16/C times
+ * larger input.
  *
  * Invariant kept for the output: lanes past K of the last output block are
  * zero after the epilogue (activations such as HardSigmoid or Sigmoid map the
@@ -43,7 +43,7 @@ typedef struct direct_args {
                           depthwise: output rows per tile (band) */
     bool flat;         /* 1x1, stride 1, unpadded: H*W is one row, cut in FLAT chunks */
     bool rows_outer;   /* direct, G = 1: tiles ordered (image, row, block group) */
-    bool x_plain;      /* x is NCHW with C <= 16 (conv.h): gathered into the row copies */
+    bool x_plain;      /* x is NCHW with C <= 16 (conv.h): the kernels' plain variant */
     int64_t pad_w;     /* > 0: width of the zero-padded row copies in UB (pixels) */
     int64_t buf_elems; /* floats of the UB row copies */
 } direct_args;
@@ -78,17 +78,6 @@ static void rows_inside(const vn_conv_geom *g, int64_t ih0, int64_t *lo, int64_t
     }
 }
 
-/* Input row ih of an NCHW image of C <= 16 channels into one row copy,
- * channel c in lane c; lanes past C stay unwritten (the kernels read
- * ci < ci_last only). */
-static void gather_row(const vn_conv_geom *g, const float *x, int64_t ih, float *dst)
-{
-    for (int64_t c = 0; c < g->C; c++) {
-        const float *src = x + (c * g->IH + ih) * g->IW;
-        for (int64_t iw = 0; iw < g->IW; iw++) dst[iw * VN_C0 + c] = src[iw];
-    }
-}
-
 /* Copy the input rows of taps [kh_lo, kh_hi) of `nb` channel blocks into buf,
  * zero-padded left by pl and right up to pad_w pixels: the kernel then sees
  * no column padding. Layout of buf: [nb][KH][pad_w][16]. */
@@ -103,16 +92,12 @@ static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t i
             float *dst = buf + (ib * g->KH + kh) * W * VN_C0;
             int64_t ih = ih0 + kh * g->dh;
             memset(dst, 0, (size_t)(g->pl * VN_C0) * sizeof(float));
-            if (d->x_plain)
-                gather_row(g, x, ih, dst + g->pl * VN_C0);
-            else
-                memcpy(dst + g->pl * VN_C0, x + (ib * g->IH + ih) * g->IW * VN_C0,
-                       (size_t)(g->IW * VN_C0) * sizeof(float));
+            memcpy(dst + g->pl * VN_C0, x + (ib * g->IH + ih) * g->IW * VN_C0,
+                   (size_t)(g->IW * VN_C0) * sizeof(float));
             if (right > 0)
                 memset(dst + (g->pl + g->IW) * VN_C0, 0, (size_t)(right * VN_C0) * sizeof(float));
         }
-    int64_t lanes = d->x_plain ? g->C : VN_C0;
-    core->counters.bytes_in += nb * (kh_hi - kh_lo) * g->IW * lanes * 4;
+    core->counters.bytes_in += nb * (kh_hi - kh_lo) * g->IW * VN_C0 * 4;
 }
 
 int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb)
@@ -175,6 +160,8 @@ static void direct_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
                                  : d->x + ((n * p->C1 + grp * d->cg1) * g->IH * g->IW) * VN_C0;
     place_rows(d, xg, d->cg1, oh, rc, core, &a.x, &a.x_bstride, &a.x_row0, &a.x_rstride, &a.IW,
                &a.pl, &a.ih0);
+    a.x_plain = d->x_plain;
+    a.x_cstride = g->IH * g->IW;
     a.cin_blocks = d->cg1;
     a.ci_last = (int32_t)(g->G == 1 ? g->C - (p->C1 - 1) * VN_C0 : VN_C0);
     a.w = d->w + ob * d->cg1 * taps * VN_C0 * VN_C0;
@@ -239,12 +226,12 @@ static void conv_kernel(vn_core *core, const void *args)
 
 /* Column padding goes through zero-padded row copies in UB when there is
  * any (so border columns run in full register blocks) and the copies fit;
- * a plain input always (vn_conv_plain_input_ok checked they fit). */
+ * a plain input is read in place (its border columns clip their taps). */
 static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
 {
     const vn_conv_geom *g = &p->g;
     int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1; /* padded width used */
-    bool any = d->x_plain || (!d->flat && (g->pl > 0 || need > g->IW));
+    bool any = !d->x_plain && !d->flat && (g->pl > 0 || need > g->IW);
     int64_t elems = vn_conv_pad_rows_elems(g, nb);
     int64_t ub = vn_device_arena_size(p->device, VN_ARENA_UB) - VN_OPS_UB_MARGIN;
     if (any && elems * 4 <= ub) d->pad_w = elems / (nb * g->KH * VN_C0), d->buf_elems = elems;
@@ -285,9 +272,8 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         d.pairs = vn_ops_div_up(d.kg1, d.ncb_max);
         d.tiles = g->N * g->G * d.pairs * d.rows;
         int64_t w_bytes = d.kg1 * d.cg1 * g->KH * g->KW * VN_C0 * VN_C0 * 4;
-        /* a plain input is gathered per tile: rows outer gathers each row once */
         d.rows_outer = g->G == 1 && d.pairs > 1 && w_bytes <= ROWS_OUTER_MAX_W &&
-                       (d.x_plain || p->C1 * g->IH * g->IW * VN_C0 * 4 >= ROWS_OUTER_MIN_X);
+                       p->C1 * g->IH * g->IW * VN_C0 * 4 >= ROWS_OUTER_MIN_X;
         work = (d.flat ? FLAT : g->OW) * d.ncb_max * VN_C0 * (g->C / g->G) * g->KH * g->KW;
     }
     if (d.tiles == 0) return VN_OK;

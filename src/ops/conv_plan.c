@@ -124,11 +124,9 @@ static size_t piece(size_t *total, int64_t elems)
     return elems > 0 ? off : (size_t)-1;
 }
 
-bool vn_conv_plain_input_ok(const vn_conv_geom *g, vn_device *device)
+bool vn_conv_plain_input_ok(const vn_conv_geom *g)
 {
-    if (g->G != 1 || g->C > VN_C0 || g->nsp != 2 || is_1x1(g)) return false;
-    int64_t ub = device ? vn_device_arena_size(device, VN_ARENA_UB) - VN_OPS_UB_MARGIN : INT64_MAX;
-    return vn_conv_pad_rows_elems(g, 1) * 4 <= ub;
+    return g->G == 1 && g->C <= VN_C0 && g->nsp == 2 && !is_1x1(g);
 }
 
 static void plan_workspace(vn_conv_plan *p)
@@ -210,12 +208,11 @@ static vn_status read_x_layout(const vn_op_ctx *ctx, const char *where, vn_conv_
 static vn_status plan_plain_input(const char *where, vn_conv_plan *p)
 {
     bool nchw_x = p->x_layout == VN_CONV_NCHW;
-    p->x_plain =
-        nchw_x && p->algo == VN_CONV_ALGO_DIRECT && vn_conv_plain_input_ok(&p->g, p->device);
+    p->x_plain = nchw_x && p->algo == VN_CONV_ALGO_DIRECT && vn_conv_plain_input_ok(&p->g);
     if (p->x_plain || p->x_layout == p->layout) return VN_OK;
     return vn_error(VN_ERR_UNSUPPORTED, where,
-                    "x_layout NCHW needs group 1, at most %d input channels (X has %lld), a "
-                    "kernel other than a plain 1x1 and input rows that fit the UB",
+                    "x_layout NCHW needs group 1, at most %d input channels (X has %lld) and a "
+                    "kernel other than a plain 1x1",
                     VN_C0, (long long)p->g.C);
 }
 
