@@ -45,6 +45,7 @@ typedef struct direct_args {
     bool rows_outer;   /* direct, G = 1: tiles ordered (image, row, block group) */
     bool x_plain;      /* x is NCHW with C <= 16 (conv.h): the kernels' plain variant */
     int64_t pad_w;     /* > 0: width of the zero-padded row copies in UB (pixels) */
+    bool pad_img;      /* the copies hold every input row (a small map), not one tile's */
     int64_t buf_elems; /* floats of the UB row copies */
 } direct_args;
 
@@ -78,25 +79,32 @@ static void rows_inside(const vn_conv_geom *g, int64_t ih0, int64_t *lo, int64_t
     }
 }
 
+/* Input row ih of channel block ib into dst, zero-padded left by pl and
+ * right up to pad_w pixels. */
+static void pad_row(const direct_args *d, const float *x, int64_t ib, int64_t ih, float *dst)
+{
+    const vn_conv_geom *g = &d->p->g;
+    int64_t right = d->pad_w - g->pl - g->IW;
+    memset(dst, 0, (size_t)(g->pl * VN_C0) * sizeof(float));
+    memcpy(dst + g->pl * VN_C0, x + (ib * g->IH + ih) * g->IW * VN_C0,
+           (size_t)(g->IW * VN_C0) * sizeof(float));
+    if (right > 0)
+        memset(dst + (g->pl + g->IW) * VN_C0, 0, (size_t)(right * VN_C0) * sizeof(float));
+}
+
 /* Copy the input rows of taps [kh_lo, kh_hi) of `nb` channel blocks into buf,
- * zero-padded left by pl and right up to pad_w pixels: the kernel then sees
- * no column padding. Layout of buf: [nb][KH][pad_w][16]. */
+ * zero-padded (pad_row): the kernel then sees no column padding. Layout of
+ * buf: [nb][KH][pad_w][16]; with pad_img, every row of the image instead,
+ * [nb][IH][pad_w][16], copied once for all the tiles of a block. */
 static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t ih0, float *buf,
                      vn_core *core)
 {
     const vn_conv_geom *g = &d->p->g;
-    int64_t kh_lo, kh_hi, W = d->pad_w, right = W - g->pl - g->IW;
-    rows_inside(g, ih0, &kh_lo, &kh_hi);
+    int64_t kh_lo = 0, kh_hi = g->IH, rows = g->IH, W = d->pad_w;
+    if (!d->pad_img) rows_inside(g, ih0, &kh_lo, &kh_hi), rows = g->KH;
     for (int64_t ib = 0; ib < nb; ib++)
-        for (int64_t kh = kh_lo; kh < kh_hi; kh++) {
-            float *dst = buf + (ib * g->KH + kh) * W * VN_C0;
-            int64_t ih = ih0 + kh * g->dh;
-            memset(dst, 0, (size_t)(g->pl * VN_C0) * sizeof(float));
-            memcpy(dst + g->pl * VN_C0, x + (ib * g->IH + ih) * g->IW * VN_C0,
-                   (size_t)(g->IW * VN_C0) * sizeof(float));
-            if (right > 0)
-                memset(dst + (g->pl + g->IW) * VN_C0, 0, (size_t)(right * VN_C0) * sizeof(float));
-        }
+        for (int64_t r = kh_lo; r < kh_hi; r++)
+            pad_row(d, x, ib, d->pad_img ? r : ih0 + r * g->dh, buf + (ib * rows + r) * W * VN_C0);
     core->counters.bytes_in += nb * (kh_hi - kh_lo) * g->IW * VN_C0 * 4;
 }
 
@@ -126,6 +134,13 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
     if (d->flat) { /* one pixel row: chunk oh covers pixels [oh*FLAT, ...) */
         *xa = x, *x_bstride = g->IH * g->IW * VN_C0, *ih0 = 0, *pl = 0, *rstride = 0;
         *row0 = oh * FLAT;
+        return;
+    }
+    if (buf && d->pad_img) { /* the whole image, copied at the block's first tile of it */
+        if (rc->x != x) pad_rows(d, x, nb, 0, buf, core);
+        rc->x = x;
+        *xa = buf, *x_bstride = g->IH * d->pad_w * VN_C0, *row0 = *ih0 * d->pad_w;
+        *rstride = g->dh * d->pad_w, *IW = d->pad_w, *pl = 0;
         return;
     }
     if (buf) {
@@ -232,9 +247,14 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
     const vn_conv_geom *g = &p->g;
     int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1; /* padded width used */
     bool any = !d->x_plain && !d->flat && (g->pl > 0 || need > g->IW);
-    int64_t elems = vn_conv_pad_rows_elems(g, nb);
+    int64_t elems = vn_conv_pad_rows_elems(g, nb), width = elems / (nb * g->KH * VN_C0);
     int64_t ub = vn_device_arena_size(p->device, VN_ARENA_UB) - VN_OPS_UB_MARGIN;
-    if (any && elems * 4 <= ub) d->pad_w = elems / (nb * g->KH * VN_C0), d->buf_elems = elems;
+    if (!any || elems * 4 > ub) return;
+    d->pad_w = width, d->buf_elems = elems;
+    /* a small map whose taps overlap (KH > sh) is copied once per block, not per tile:
+     * each tile would copy KH rows of it again */
+    int64_t img = nb * g->IH * width * VN_C0;
+    if (g->KH > g->sh && img * 4 <= ub) d->pad_img = true, d->buf_elems = img;
 }
 
 vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float *wp,
