@@ -96,8 +96,7 @@ static void pad_row(const direct_args *d, const float *x, int64_t ib, int64_t ih
  * zero-padded (pad_row): the kernel then sees no column padding. Layout of
  * buf: [nb][KH][pad_w][16]; with pad_img, every row of the image instead,
  * [nb][IH][pad_w][16], copied once for all the tiles of a block. */
-static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t ih0, float *buf,
-                     vn_core *core)
+static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t ih0, float *buf)
 {
     const vn_conv_geom *g = &d->p->g;
     int64_t kh_lo = 0, kh_hi = g->IH, rows = g->IH, W = d->pad_w;
@@ -105,7 +104,6 @@ static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t i
     for (int64_t ib = 0; ib < nb; ib++)
         for (int64_t r = kh_lo; r < kh_hi; r++)
             pad_row(d, x, ib, d->pad_img ? r : ih0 + r * g->dh, buf + (ib * rows + r) * W * VN_C0);
-    core->counters.bytes_in += nb * (kh_hi - kh_lo) * g->IW * VN_C0 * 4;
 }
 
 int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb)
@@ -137,14 +135,14 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
         return;
     }
     if (buf && d->pad_img) { /* the whole image, copied at the block's first tile of it */
-        if (rc->x != x) pad_rows(d, x, nb, 0, buf, core);
+        if (rc->x != x) pad_rows(d, x, nb, 0, buf);
         rc->x = x;
         *xa = buf, *x_bstride = g->IH * d->pad_w * VN_C0, *row0 = *ih0 * d->pad_w;
         *rstride = g->dh * d->pad_w, *IW = d->pad_w, *pl = 0;
         return;
     }
     if (buf) {
-        if (rc->x != x || rc->ih0 != *ih0) pad_rows(d, x, nb, *ih0, buf, core);
+        if (rc->x != x || rc->ih0 != *ih0) pad_rows(d, x, nb, *ih0, buf);
         rc->x = x, rc->ih0 = *ih0;
         *xa = buf, *x_bstride = g->KH * d->pad_w * VN_C0, *row0 = 0, *rstride = d->pad_w;
         *IW = d->pad_w, *pl = 0;
@@ -257,6 +255,19 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
     if (g->KH > g->sh && img * 4 <= ub) d->pad_img = true, d->buf_elems = img;
 }
 
+/* The tensors' own traffic, for the roofline: input, packed weights and
+ * residual once, output once. (The kernels read them from global memory in
+ * place; what their tiles re-read from cache, and the UB row copies, would
+ * count cache traffic as memory traffic.) */
+static void count_bytes(const vn_conv_plan *p, vn_kernel_counters *c)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t x = p->x_plain ? g->N * g->C * g->IH * g->IW : g->N * p->C1 * g->IH * g->IW * VN_C0;
+    int64_t y = g->N * p->K1 * g->OH * g->OW * VN_C0;
+    c->bytes_in += (x + vn_conv_packed_elems(g, p->algo) + (p->has_res ? y : 0)) * 4;
+    c->bytes_out += y * 4;
+}
+
 vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float *wp,
                               const float *bias, const float *res, float *y,
                               vn_kernel_counters *counters)
@@ -302,5 +313,7 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
     vn_launch_desc ld = {conv_kernel,
                          p->algo == VN_CONV_ALGO_DEPTHWISE ? "vn_conv_depthwise" : "vn_conv_direct",
                          blocks, &d, -1};
-    return vn_launch(p->device, &ld, counters);
+    vn_status st = vn_launch(p->device, &ld, counters);
+    if (st == VN_OK && counters) count_bytes(p, counters);
+    return st;
 }
