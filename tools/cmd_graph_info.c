@@ -152,8 +152,10 @@ static int vnm_info(const char *path)
            (unsigned)fi.version, fi.file_bytes, fi.weight_bytes);
     printf("producer: %s %s, compiled from %s\n", fi.producer, fi.producer_version, fi.source);
     printf("compile options: O%d, precision %s (as compiled: %.2f ms, %d nodes before passes)\n",
-           (int)fi.opt_level, fi.precision ? "reduced" : "as in the model", s.compile_ms,
-           (int)s.nodes_before);
+           (int)fi.opt_level,
+           fi.precision == VN_PRECISION_BF16 ? "bf16 (matrix products, direct convolutions)"
+                                             : "f32 (as in the model)",
+           s.compile_ms, (int)s.nodes_before);
     print_io(m);
     print_op_histogram(m);
     printf("memory plan: arena %zu bytes (activations %zu, %zu in place), workspace %zu bytes, "

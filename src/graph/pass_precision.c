@@ -1,13 +1,15 @@
 /*
  * pass_precision.c — a reduced precision for the matrix products
  * (vn_compile_options.precision): with VN_PRECISION_BF16 every f32 MatMul,
- * Gemm and vinci::FusedMatMul gets the attribute compute = "bf16", which its
+ * Gemm, vinci::FusedMatMul and convolution gets the attribute compute = "bf16", which its
  * plan turns into a bf16 GEMM with f32 accumulation (ops/matmul.c): the
  * constant weights are packed to bf16 once, activations are rounded to bf16
  * as the GEMM packs them, and epilogues, outputs and every other operator
  * stay f32. Runs last, on the fused graph, at every optimisation level.
  *
- * Convolutions keep f32: their NC1HWC0 kernels have no bf16 form yet.
+ * Convolutions get the attribute too: their direct kernel then runs in bf16
+ * (vdpbf16ps, ops/conv_plan.c) where the CPU has AVX512_BF16; depthwise,
+ * Winograd, GEMM-path and stem (plain-input) convolutions stay f32.
  */
 #include <string.h>
 
@@ -16,7 +18,13 @@
 
 static bool matrix_product(const vn_model *m, const vn_cnode *n)
 {
-    static const char *const ops[][2] = {{"MatMul", ""}, {"Gemm", ""}, {"FusedMatMul", "vinci"}};
+    static const char *const ops[][2] = {{"MatMul", ""},
+                                         {"Gemm", ""},
+                                         {"FusedMatMul", "vinci"},
+                                         {"Conv", ""},
+                                         {"FusedConv", "vinci"},
+                                         {"ConvNC1HWC0", "vinci"},
+                                         {"FusedConvNC1HWC0", "vinci"}};
     if (n->dead || n->num_inputs < 2 || n->inputs[0] < 0 || !m->values[n->inputs[0]].known ||
         m->values[n->inputs[0]].desc.dtype != VN_F32)
         return false;

@@ -68,6 +68,10 @@ typedef struct vn_conv_row_args {
      * counts pixels of 1 float instead of 16. */
     bool x_plain;
     int64_t x_cstride;
+    /* direct_row_bf16 reads these instead of x and w: the input as bf16 in
+     * x's layout and addressing (element strides), the weights packed as
+     * [ob][ib][KH][KW][8 channel pairs][16 co][2] (vn_conv_pack_direct_bf16). */
+    const uint16_t *x16, *w16;
     float *y;          /* output block ob at row oh, column 0 */
     int64_t y_bstride; /* elements between output blocks (OH*OW*16) */
     const float *bias; /* 16*ncb values (zero padded) or NULL */
@@ -97,6 +101,10 @@ typedef struct vn_conv_table {
     void (*dw_row)(const vn_conv_dw_args *a);
     /* y[i] = act(y[i]) for i < n (in place). */
     void (*act)(float *y, int64_t n, const vn_conv_epi *e);
+    /* The direct row on bf16 operands (x16, w16) with f32 accumulation and
+     * the same epilogue, for inputs whose padding is materialised (every
+     * column interior: pl = 0); NULL where the ISA has no bf16 dot product. */
+    void (*direct_row_bf16)(const vn_conv_row_args *a);
 } vn_conv_table;
 
 extern const vn_conv_table vn_conv_table_scalar;
@@ -105,6 +113,9 @@ extern const vn_conv_table vn_conv_table_avx512;
 
 /* The table of the active ISA (chosen once; thread-safe). */
 const vn_conv_table *vn_conv_table_get(void);
+/* Whether direct_row_bf16 runs here: the active table has it and the CPU
+ * has AVX512_BF16. */
+bool vn_conv_bf16_available(void);
 
 /* Scalar activation, the reference the vector forms follow. */
 float vn_conv_act_scalar(float v, const vn_conv_epi *e);

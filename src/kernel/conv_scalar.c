@@ -47,3 +47,8 @@ const vn_conv_table *vn_conv_table_get(void)
 {
     return vn_isa_pick(&vn_conv_table_avx512, &vn_conv_table_avx2, &vn_conv_table_scalar);
 }
+
+bool vn_conv_bf16_available(void)
+{
+    return vn_conv_table_get()->direct_row_bf16 && vn_cpu_features_get()->avx512_bf16;
+}

@@ -67,6 +67,10 @@ typedef struct vn_conv_plan {
                                 x_layout = "NCHW" (a network's first conv, pass_layout.c) */
     bool x_plain;            /* DIRECT reads NCHW X in place (the kernels' plain variant,
                                 conv_kernel.inc): no reorder pass */
+    bool want_bf16;          /* compute = "bf16" asked for, and the CPU has it */
+    bool bf16;               /* DIRECT in bf16 (attribute compute = "bf16", where the CPU and
+                                arenas allow): weights packed bf16 (vn_conv_pack_direct_bf16),
+                                inputs rounded as they are copied, f32 sums and epilogue */
     vn_conv_algo algo;
     vn_conv_epi epi;
     bool has_bias, has_res, packed;
@@ -110,6 +114,11 @@ int64_t vn_conv_packed_elems(const vn_conv_geom *g, vn_conv_algo algo);
 /* Pack ONNX weights [K][C/G][KH][KW] into the direct or depthwise layout. */
 void vn_conv_pack_direct(const vn_conv_geom *g, const float *w, float *packed);
 void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed);
+/* The direct layout in bf16 with input channels in pairs (conv_kernels.h,
+ * x16 / w16): [K1][C1][KH][KW][8 pairs][16 co][2], the same element count. */
+void vn_conv_pack_direct_bf16(const vn_conv_geom *g, const float *w, uint16_t *packed);
+/* Pack ONNX weights as plan p's kernel reads them (bf16 or f32 layout). */
+void vn_conv_pack_for_plan(const vn_conv_plan *p, const float *w, void *packed);
 /* The algorithms whose kernels take packed (NC1HWC0-side) weights, and the
  * packing for any of them. */
 bool vn_conv_algo_blocked(vn_conv_algo algo);
@@ -143,6 +152,10 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
 /* Floats of the zero-padded input row copies of one direct tile over nb
  * channel blocks: [nb][KH][padded width][16]. */
 int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb);
+/* Whether the bf16 direct kernel pays and its input copies fit the arenas:
+ * a flat 1x1 (one chunk of every input block in L1), or a padded conv (its
+ * row copies, which f32 makes too, in UB); not an unpadded strided one. */
+bool vn_conv_bf16_fits(const vn_conv_plan *p);
 /* Create p->gemm for the GEMM_1X1 / IM2COL algo (sets p->post_act). */
 vn_status vn_conv_gemm_plan(vn_conv_plan *p);
 /* The GEMM paths on NCHW buffers. `col` is the im2col workspace (IM2COL). */

@@ -46,12 +46,14 @@ typedef struct direct_args {
     bool x_plain;      /* x is NCHW with C <= 16 (conv.h): the kernels' plain variant */
     int64_t pad_w;     /* > 0: width of the zero-padded row copies in UB (pixels) */
     bool pad_img;      /* the copies hold every input row (a small map), not one tile's */
-    int64_t buf_elems; /* floats of the UB row copies */
+    bool bf16;         /* bf16 operands (plan->bf16): the copies are bf16, every input is copied */
+    int64_t buf_elems; /* elements (f32, or bf16) of the row copies */
 } direct_args;
 
-/* The UB row copies of one block: which (input, first row) they hold. */
+/* The row copies of one block (UB; a bf16 flat chunk, L1): which (input,
+ * first row or chunk) they hold. */
 typedef struct row_copy {
-    float *buf;
+    void *buf;
     const float *x; /* input the copies were made from, NULL: none yet */
     int64_t ih0;
 } row_copy;
@@ -60,6 +62,8 @@ typedef struct row_copy {
 /* rows_outer when the weights stay in L1/L2 beside a few input rows and the input is beyond L2 */
 #define ROWS_OUTER_MAX_W (64 * 1024)
 #define ROWS_OUTER_MIN_X (1024 * 1024)
+/* bf16 flat chunks outside the block groups while all bf16 weights take half an L2 or less */
+#define BF16_CHUNK_OUTER_MAX_W (512 * 1024)
 
 static void clear_tail(const vn_conv_plan *p, float *y_row, int64_t cols)
 {
@@ -79,31 +83,50 @@ static void rows_inside(const vn_conv_geom *g, int64_t ih0, int64_t *lo, int64_t
     }
 }
 
+/* n f32 values as the copies' element type: copied, or rounded to bf16. */
+static void put(const direct_args *d, void *dst, const float *src, int64_t n)
+{
+    if (d->bf16)
+        vn_f32_to_bf16_array(src, dst, (size_t)n);
+    else
+        memcpy(dst, src, (size_t)n * sizeof(float));
+}
+
 /* Input row ih of channel block ib into dst, zero-padded left by pl and
- * right up to pad_w pixels. */
-static void pad_row(const direct_args *d, const float *x, int64_t ib, int64_t ih, float *dst)
+ * right up to pad_w pixels (zero is 0 in f32 and bf16 alike). */
+static void pad_row(const direct_args *d, const float *x, int64_t ib, int64_t ih, char *dst)
 {
     const vn_conv_geom *g = &d->p->g;
+    size_t es = d->bf16 ? 2 : 4, px = VN_C0 * es;
     int64_t right = d->pad_w - g->pl - g->IW;
-    memset(dst, 0, (size_t)(g->pl * VN_C0) * sizeof(float));
-    memcpy(dst + g->pl * VN_C0, x + (ib * g->IH + ih) * g->IW * VN_C0,
-           (size_t)(g->IW * VN_C0) * sizeof(float));
-    if (right > 0)
-        memset(dst + (g->pl + g->IW) * VN_C0, 0, (size_t)(right * VN_C0) * sizeof(float));
+    memset(dst, 0, (size_t)g->pl * px);
+    put(d, dst + (size_t)g->pl * px, x + (ib * g->IH + ih) * g->IW * VN_C0, g->IW * VN_C0);
+    if (right > 0) memset(dst + (size_t)(g->pl + g->IW) * px, 0, (size_t)right * px);
 }
 
 /* Copy the input rows of taps [kh_lo, kh_hi) of `nb` channel blocks into buf,
  * zero-padded (pad_row): the kernel then sees no column padding. Layout of
  * buf: [nb][KH][pad_w][16]; with pad_img, every row of the image instead,
  * [nb][IH][pad_w][16], copied once for all the tiles of a block. */
-static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t ih0, float *buf)
+static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t ih0, void *buf)
 {
     const vn_conv_geom *g = &d->p->g;
     int64_t kh_lo = 0, kh_hi = g->IH, rows = g->IH, W = d->pad_w;
+    size_t row_bytes = (size_t)W * VN_C0 * (d->bf16 ? 2 : 4);
     if (!d->pad_img) rows_inside(g, ih0, &kh_lo, &kh_hi), rows = g->KH;
     for (int64_t ib = 0; ib < nb; ib++)
         for (int64_t r = kh_lo; r < kh_hi; r++)
-            pad_row(d, x, ib, d->pad_img ? r : ih0 + r * g->dh, buf + (ib * rows + r) * W * VN_C0);
+            pad_row(d, x, ib, d->pad_img ? r : ih0 + r * g->dh,
+                    (char *)buf + (size_t)(ib * rows + r) * row_bytes);
+}
+
+/* A bf16 flat chunk: pixels [p0, p0 + n) of nb channel blocks, [nb][FLAT][16]. */
+static void convert_chunk(const direct_args *d, const float *x, int64_t nb, int64_t p0, int64_t n,
+                          uint16_t *buf)
+{
+    const vn_conv_geom *g = &d->p->g;
+    for (int64_t ib = 0; ib < nb; ib++)
+        put(d, buf + ib * FLAT * VN_C0, x + (ib * g->IH * g->IW + p0) * VN_C0, n * VN_C0);
 }
 
 int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb)
@@ -123,12 +146,19 @@ int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb)
 /* Point a row call at the UB copy (padded) or the global input (plain), and
  * at output column range [c0, c0 + cols) for flat chunks. */
 static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t oh, row_copy *rc,
-                       vn_core *core, const float **xa, int64_t *x_bstride, int64_t *row0,
-                       int64_t *rstride, int64_t *IW, int64_t *pl, int64_t *ih0)
+                       const void **xa, int64_t *x_bstride, int64_t *row0, int64_t *rstride,
+                       int64_t *IW, int64_t *pl, int64_t *ih0)
 {
-    float *buf = rc ? rc->buf : NULL;
+    void *buf = rc ? rc->buf : NULL;
     const vn_conv_geom *g = &d->p->g;
     *ih0 = oh * g->sh - g->pt;
+    if (d->flat && buf) { /* bf16: chunk oh converted into L1, [nb][FLAT][16] */
+        int64_t p0 = oh * FLAT, n = vn_ops_min(FLAT, g->IH * g->IW - p0);
+        if (rc->x != x || rc->ih0 != oh) convert_chunk(d, x, nb, p0, n, buf);
+        rc->x = x, rc->ih0 = oh;
+        *xa = buf, *x_bstride = FLAT * VN_C0, *ih0 = 0, *pl = 0, *rstride = 0, *row0 = 0;
+        return;
+    }
     if (d->flat) { /* one pixel row: chunk oh covers pixels [oh*FLAT, ...) */
         *xa = x, *x_bstride = g->IH * g->IW * VN_C0, *ih0 = 0, *pl = 0, *rstride = 0;
         *row0 = oh * FLAT;
@@ -171,8 +201,13 @@ static void direct_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
     if (d->flat) a.OW = a.IW = vn_ops_min(FLAT, g->OH * g->OW - col0), a.IH = 1, pix = col0;
     const float *xg = d->x_plain ? d->x + n * g->C * g->IH * g->IW
                                  : d->x + ((n * p->C1 + grp * d->cg1) * g->IH * g->IW) * VN_C0;
-    place_rows(d, xg, d->cg1, oh, rc, core, &a.x, &a.x_bstride, &a.x_row0, &a.x_rstride, &a.IW,
-               &a.pl, &a.ih0);
+    const void *xa = NULL;
+    place_rows(d, xg, d->cg1, oh, rc, &xa, &a.x_bstride, &a.x_row0, &a.x_rstride, &a.IW, &a.pl,
+               &a.ih0);
+    if (d->bf16)
+        a.x16 = xa, a.w16 = (const uint16_t *)d->w + ob * d->cg1 * taps * VN_C0 * VN_C0;
+    else
+        a.x = xa;
     a.x_plain = d->x_plain;
     a.x_cstride = g->IH * g->IW;
     a.cin_blocks = d->cg1;
@@ -186,7 +221,10 @@ static void direct_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
     a.res = d->res ? d->res + (n * p->K1 + ob) * plane + pix * VN_C0 : NULL;
     a.res_bstride = plane;
     a.epi = p->epi;
-    d->t->direct_row(&a);
+    if (d->bf16)
+        d->t->direct_row_bf16(&a);
+    else
+        d->t->direct_row(&a);
     if (ob + ncb == p->K1 && g->K % VN_C0) clear_tail(p, a.y + (ncb - 1) * plane, a.OW);
     core->counters.cube_ops += a.OW * ncb * VN_C0 * (g->C / g->G) * taps;
 }
@@ -210,8 +248,10 @@ static void dw_tile(vn_core *core, const direct_args *d, int64_t t)
     a.epi = p->epi;
     for (int64_t oh = band * d->rows; oh < oh1; oh++) {
         int64_t bstride = 0;
-        place_rows(d, xc, 1, oh, NULL, core, &a.x, &bstride, &a.x_row0, &a.x_rstride, &a.IW, &a.pl,
+        const void *xa = NULL;
+        place_rows(d, xc, 1, oh, NULL, &xa, &bstride, &a.x_row0, &a.x_rstride, &a.IW, &a.pl,
                    &a.ih0);
+        a.x = xa;
         a.y = yc + oh * g->OW * VN_C0;
         a.res = rc ? rc + oh * g->OW * VN_C0 : NULL;
         d->t->dw_row(&a);
@@ -227,7 +267,12 @@ static void conv_kernel(vn_core *core, const void *args)
     vn_ops_split(d->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
     bool dw = d->p->algo == VN_CONV_ALGO_DEPTHWISE;
     row_copy rc = {NULL, NULL, 0};
-    if (d->pad_w > 0) rc.buf = vn_ptr(float, vn_buf_new(core, VN_VECCALC, d->buf_elems, VN_F32));
+    if (d->bf16 && d->flat) /* a chunk of every input block: L1, the cube's staging */
+        rc.buf = vn_ptr(uint16_t, vn_buf_new(core, VN_B1, d->buf_elems, VN_U16));
+    else if (d->pad_w > 0)
+        rc.buf = d->bf16
+                     ? (void *)vn_ptr(uint16_t, vn_buf_new(core, VN_VECCALC, d->buf_elems, VN_U16))
+                     : (void *)vn_ptr(float, vn_buf_new(core, VN_VECCALC, d->buf_elems, VN_F32));
     for (int64_t t = begin; t < end; t++) {
         vn_set_loop(core, t);
         if (dw)
@@ -237,22 +282,51 @@ static void conv_kernel(vn_core *core, const void *args)
     }
 }
 
+static bool is_flat(const vn_conv_geom *g)
+{
+    return g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->pt == 0 && g->pl == 0 &&
+           g->pb == 0 && g->pr == 0;
+}
+
+static int64_t arena_room(const vn_conv_plan *p, vn_arena arena)
+{
+    return vn_device_arena_size(p->device, arena) - VN_OPS_UB_MARGIN;
+}
+
+bool vn_conv_bf16_fits(const vn_conv_plan *p)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t nb = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
+    int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1;
+    if (is_flat(g)) return nb * FLAT * VN_C0 * 2 <= arena_room(p, VN_ARENA_L1);
+    /* an unpadded strided conv (a 1x1 stride-2 shortcut) reads its input in place in f32;
+     * in bf16 each row would be converted once per block group (measured slower) */
+    bool padded = g->pl > 0 || need > g->IW;
+    return padded && vn_conv_pad_rows_elems(g, nb) * 2 <= arena_room(p, VN_ARENA_UB);
+}
+
 /* Column padding goes through zero-padded row copies in UB when there is
  * any (so border columns run in full register blocks) and the copies fit;
- * a plain input is read in place (its border columns clip their taps). */
+ * bf16 copies (and converts) every input, a flat one chunk by chunk into L1
+ * (vn_conv_bf16_fits checked that they fit); a plain input is read in place
+ * (its border columns clip their taps). */
 static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
 {
     const vn_conv_geom *g = &p->g;
     int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1; /* padded width used */
-    bool any = !d->x_plain && !d->flat && (g->pl > 0 || need > g->IW);
+    int64_t es = d->bf16 ? 2 : 4, ub = arena_room(p, VN_ARENA_UB);
+    if (d->bf16 && d->flat) {
+        d->buf_elems = nb * FLAT * VN_C0;
+        return;
+    }
+    bool any = d->bf16 || (!d->x_plain && !d->flat && (g->pl > 0 || need > g->IW));
     int64_t elems = vn_conv_pad_rows_elems(g, nb), width = elems / (nb * g->KH * VN_C0);
-    int64_t ub = vn_device_arena_size(p->device, VN_ARENA_UB) - VN_OPS_UB_MARGIN;
-    if (!any || elems * 4 > ub) return;
+    if (!any || elems * es > ub) return;
     d->pad_w = width, d->buf_elems = elems;
     /* a small map whose taps overlap (KH > sh) is copied once per block, not per tile:
      * each tile would copy KH rows of it again */
     int64_t img = nb * g->IH * width * VN_C0;
-    if (g->KH > g->sh && img * 4 <= ub) d->pad_img = true, d->buf_elems = img;
+    if (g->KH > g->sh && img * es <= ub) d->pad_img = true, d->buf_elems = img;
 }
 
 /* The tensors' own traffic, for the roofline: input, packed weights and
@@ -264,7 +338,8 @@ static void count_bytes(const vn_conv_plan *p, vn_kernel_counters *c)
     const vn_conv_geom *g = &p->g;
     int64_t x = p->x_plain ? g->N * g->C * g->IH * g->IW : g->N * p->C1 * g->IH * g->IW * VN_C0;
     int64_t y = g->N * p->K1 * g->OH * g->OW * VN_C0;
-    c->bytes_in += (x + vn_conv_packed_elems(g, p->algo) + (p->has_res ? y : 0)) * 4;
+    c->bytes_in +=
+        x * 4 + vn_conv_packed_elems(g, p->algo) * (p->bf16 ? 2 : 4) + (p->has_res ? y * 4 : 0);
     c->bytes_out += y * 4;
 }
 
@@ -281,11 +356,11 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
                      .res = res,
                      .y = y,
                      .x_plain = p->x_plain,
+                     .bf16 = p->bf16,
                      .rows = g->OH};
     int64_t work; /* multiply-accumulates of one tile */
     bool dw = p->algo == VN_CONV_ALGO_DEPTHWISE;
-    d.flat = !dw && !d.x_plain && g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 &&
-             g->pt == 0 && g->pl == 0 && g->pb == 0 && g->pr == 0;
+    d.flat = !dw && !d.x_plain && is_flat(g);
     if (d.flat) d.rows = vn_ops_div_up(g->OH * g->OW, FLAT);
     /* Depthwise does 9 FMAs per input vector it would copy: the copy costs
      * more than the two one-column border calls per row it saves. */
@@ -305,6 +380,10 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         int64_t w_bytes = d.kg1 * d.cg1 * g->KH * g->KW * VN_C0 * VN_C0 * 4;
         d.rows_outer = g->G == 1 && d.pairs > 1 && w_bytes <= ROWS_OUTER_MAX_W &&
                        p->C1 * g->IH * g->IW * VN_C0 * 4 >= ROWS_OUTER_MIN_X;
+        /* bf16 flat: a converted chunk serves every block group in turn (their
+         * bf16 weights stay in L2) instead of being converted once per group */
+        if (d.bf16 && d.flat && g->G == 1 && w_bytes / 2 <= BF16_CHUNK_OUTER_MAX_W)
+            d.rows_outer = true;
         work = (d.flat ? FLAT : g->OW) * d.ncb_max * VN_C0 * (g->C / g->G) * g->KH * g->KW;
     }
     if (d.tiles == 0) return VN_OK;

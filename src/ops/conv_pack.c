@@ -35,22 +35,38 @@ int64_t vn_conv_packed_elems(const vn_conv_geom *g, vn_conv_algo algo)
     return g->K * (g->C / g->G) * taps; /* the GEMM paths take ONNX weights as they are */
 }
 
-void vn_conv_pack_direct(const vn_conv_geom *g, const float *w, float *packed)
+/* The direct layouts from ONNX weights [K][C/G][KH][KW]: into f32 (16 co
+ * per (tap, ci)) or, with h, into bf16 with the channels of a pair side by
+ * side ([8 pairs][16 co][2] per tap); padding channels stay zero. */
+static void pack_direct_into(const vn_conv_geom *g, const float *w, float *f, uint16_t *h)
 {
     int64_t cg = g->C / g->G, taps = g->KH * g->KW;
     int64_t k1 = vn_ops_div_up(g->K, VN_C0), cg1 = vn_ops_div_up(cg, VN_C0);
-    memset(packed, 0, (size_t)vn_conv_packed_elems(g, VN_CONV_ALGO_DIRECT) * sizeof *packed);
+    size_t n = (size_t)vn_conv_packed_elems(g, VN_CONV_ALGO_DIRECT);
+    if (f) memset(f, 0, n * sizeof *f);
+    if (h) memset(h, 0, n * sizeof *h);
     for (int64_t ob = 0; ob < k1; ob++)
         for (int64_t co = 0; co < VN_C0 && ob * VN_C0 + co < g->K; co++) {
             int64_t k = ob * VN_C0 + co;
             for (int64_t ci = 0; ci < cg; ci++)
                 for (int64_t t = 0; t < taps; t++) {
-                    int64_t ib = ci / VN_C0;
-                    float *dst =
-                        packed + (((ob * cg1 + ib) * taps + t) * VN_C0 + ci % VN_C0) * VN_C0;
-                    dst[co] = w[(k * cg + ci) * taps + t];
+                    int64_t c = ci % VN_C0, tap = ((ob * cg1 + ci / VN_C0) * taps + t) * VN_C0;
+                    float v = w[(k * cg + ci) * taps + t];
+                    if (f) f[(tap + c) * VN_C0 + co] = v;
+                    if (h)
+                        h[tap * VN_C0 + (c / 2) * 2 * VN_C0 + co * 2 + c % 2] = vn_f32_to_bf16(v);
                 }
         }
+}
+
+void vn_conv_pack_direct(const vn_conv_geom *g, const float *w, float *packed)
+{
+    pack_direct_into(g, w, packed, NULL);
+}
+
+void vn_conv_pack_direct_bf16(const vn_conv_geom *g, const float *w, uint16_t *packed)
+{
+    pack_direct_into(g, w, NULL, packed);
 }
 
 void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed)

@@ -40,7 +40,7 @@ static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, co
     const float *wp = p->const_w ? p->const_w : w, *bp = p->const_bias;
     if (!p->packed && !p->const_w) {
         float *dst = ws_at(ctx->workspace, p->ws_w);
-        vn_conv_pack_blocked(g, p->algo, w, dst);
+        vn_conv_pack_for_plan(p, w, dst);
         wp = dst;
     }
     if (bias && !bp) {

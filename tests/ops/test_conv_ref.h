@@ -142,8 +142,24 @@ static __attribute__((unused)) void from_blocked(const float *x, float *y, int64
 
 enum { CONV_NCHW, CONV_BLOCKED, CONV_PLAIN_X };
 
+/* Attribute compute = "bf16" on the runs (CONV_BF16_*), and what to expect:
+ * bf16 arithmetic (the reference from bf16-rounded X and W, and far from the
+ * f32 one), or the f32 fallback (a CPU without AVX512_BF16, another ISA). */
+enum { CONV_F32, CONV_BF16_EXPECT_BF16, CONV_BF16_EXPECT_F32 };
+static int conv_test_compute = CONV_F32;
+
+static __attribute__((unused)) float bf16_round(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    u += 0x7fffu + ((u >> 16) & 1u); /* nearest even (finite values) */
+    u &= 0xffff0000u;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
 typedef struct attr_buf {
-    vn_attr items[13];
+    vn_attr items[14];
     int64_t k[2], s[2], d[2], p[4], wshape[4];
     float ap[2];
     int count;
@@ -178,6 +194,8 @@ static __attribute__((unused)) vn_attrs make_attrs(attr_buf *a, const cc *c, con
     if (algo) a->items[a->count++] = (vn_attr){.name = "algo", .type = VN_ATTR_STRING, .s = algo};
     if (layout == CONV_PLAIN_X)
         a->items[a->count++] = (vn_attr){.name = "x_layout", .type = VN_ATTR_STRING, .s = "NCHW"};
+    if (conv_test_compute != CONV_F32)
+        a->items[a->count++] = (vn_attr){.name = "compute", .type = VN_ATTR_STRING, .s = "bf16"};
     if (e && e->name) {
         a->items[a->count++] =
             (vn_attr){.name = "activation", .type = VN_ATTR_STRING, .s = e->name};
@@ -331,7 +349,11 @@ static __attribute__((unused)) int check_case_tol(cc c, const epi_case *e, const
     vt_fill(&r, z, (size_t)ny, -1, 1);
     bool hb = !e || e->bias, hz = e && e->res;
     epi_case none = {VN_CONV_ACT_NONE, NULL, {0, 0}, 0, true, false};
-    ref_conv(&run, OH, OW, x, w, hb ? b : NULL, hz ? z : NULL, e ? e : &none, ref, mag);
+    bool bf = conv_test_compute == CONV_BF16_EXPECT_BF16;
+    float *xr = malloc((size_t)nx * 4), *wr = malloc((size_t)nw * 4);
+    for (int64_t i = 0; i < nx; i++) xr[i] = bf ? bf16_round(x[i]) : x[i];
+    for (int64_t i = 0; i < nw; i++) wr[i] = bf ? bf16_round(w[i]) : w[i];
+    ref_conv(&run, OH, OW, xr, wr, hb ? b : NULL, hz ? z : NULL, e ? e : &none, ref, mag);
     cc op = c;
     if (c.auto_pad) op.pt = op.pl = op.pb = op.pr = 0;
     vn_status st = run_op(&op, layout, algo, e, x, w, hb ? b : NULL, hz ? z : NULL, y, OH, OW);
@@ -342,6 +364,14 @@ static __attribute__((unused)) int check_case_tol(cc c, const epi_case *e, const
         if (!(err <= tol * (1 + mag[i]))) bad++;
         if (err / (1 + mag[i]) > worst) worst = err / (1 + mag[i]);
     }
+    if (bf && st == VN_OK) { /* bf16 really ran: the f32 reference is far off */
+        double *r32 = malloc((size_t)ny * 8), *m32 = malloc((size_t)ny * 8), far = 0;
+        ref_conv(&run, OH, OW, x, w, hb ? b : NULL, hz ? z : NULL, e ? e : &none, r32, m32);
+        for (int64_t i = 0; i < ny; i++) far = fmax(far, fabs(y[i] - r32[i]) / (1 + m32[i]));
+        VT_CHECK(far > 1e-4, "bf16 run within %.2g of the f32 reference", far);
+        free(r32), free(m32);
+    }
+    free(xr), free(wr);
     VT_CHECK(
         st == VN_OK && bad == 0,
         "N%lld C%lld %lldx%lld K%lld k%lldx%lld s%lld,%lld d%lld,%lld pads %lld,%lld,%lld,%lld "
