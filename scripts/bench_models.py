@@ -224,8 +224,8 @@ def fmt(x, f="{:.2f}"):
 def print_bf16(raw, gflop, peak_of):
     """vinci --precision bf16 against vinci fp32 and onnxruntime fp32, per model and
     thread count (medians over rounds of per-round medians)."""
-    print("\nvinci --precision bf16 (matrix products in bf16, f32 accumulation; convolutions "
-          "stay f32): speed-up over vinci fp32 (higher is better)")
+    print("\nvinci --precision bf16 (matrix products and direct convolutions in bf16, f32 "
+          "accumulation): speed-up over vinci fp32 (higher is better)")
     print(f"{'model':12}  thr  fp32 ms  bf16 ms  bf16 speed-up  bf16/ort  bf16 %fp32-peak")
     for (name, t), d in raw.items():
         ok = lambda xs: [x["median"] for x in xs if x["status"] == "ok"]
