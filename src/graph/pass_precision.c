@@ -7,9 +7,10 @@
  * as the GEMM packs them, and epilogues, outputs and every other operator
  * stay f32. Runs last, on the fused graph, at every optimisation level.
  *
- * Convolutions get the attribute too: their direct kernel then runs in bf16
- * (vdpbf16ps, ops/conv_plan.c) where the CPU has AVX512_BF16; depthwise,
- * Winograd, GEMM-path and stem (plain-input) convolutions stay f32.
+ * Convolutions get the attribute too: their direct kernel and Winograd's
+ * GEMM then run in bf16 (vdpbf16ps, ops/conv_plan.c) where the CPU has
+ * AVX512_BF16; depthwise, GEMM-path and stem (plain-input) convolutions
+ * stay f32.
  */
 #include <string.h>
 

@@ -133,8 +133,12 @@ bool vn_conv_winograd_wins(const vn_conv_geom *g);
 int64_t vn_conv_winograd_tiles(const vn_conv_geom *g);
 int64_t vn_conv_winograd_packed_elems(const vn_conv_geom *g);
 int64_t vn_conv_winograd_ws_elems(const vn_conv_geom *g);
+/* Whether the bf16 GEMM's converted chunk of transformed tiles fits L1. */
+bool vn_conv_winograd_bf16_fits(const vn_conv_plan *p);
 /* U = G w G^T, [36][K1][C1][16 ci][16 co]. */
 void vn_conv_pack_winograd(const vn_conv_geom *g, const float *w, float *packed);
+/* U in bf16, [36][K1][C1][8 pairs][16 co][2] (the bf16 GEMM's weights). */
+void vn_conv_pack_winograd_bf16(const vn_conv_geom *g, const float *w, uint16_t *packed);
 /* NC1HWC0 x, packed u, bias padded to K1*16 (or NULL), res like y (or NULL);
  * ws: vn_conv_winograd_ws_elems floats. */
 vn_status vn_conv_winograd_run(const vn_conv_plan *p, const float *x, const float *u,

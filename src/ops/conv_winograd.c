@@ -60,15 +60,40 @@ static void input_kernel(vn_core *core, const void *args)
     }
 }
 
+bool vn_conv_winograd_bf16_fits(const vn_conv_plan *p)
+{
+    return p->device && p->C1 * CHUNK * VN_C0 * 2 <=
+                            vn_device_arena_size(p->device, VN_ARENA_L1) - VN_OPS_UB_MARGIN;
+}
+
+/* bf16 (p->bf16): the chunk's transformed tiles of every input block,
+ * rounded into `buf` ([C1][CHUNK][16]) when the task moves to a new chunk. */
+static const uint16_t *bf16_chunk(const wino_args *w, int64_t pt, int64_t col0, int64_t cols,
+                                  uint16_t *buf, int64_t *held)
+{
+    const vn_conv_plan *p = w->p;
+    int64_t key = pt * w->chunks + col0 / CHUNK;
+    if (*held != key)
+        for (int64_t ib = 0; ib < p->C1; ib++)
+            vn_f32_to_bf16_array(w->v + ((pt * p->C1 + ib) * w->NT + col0) * VN_C0,
+                                 buf + ib * CHUNK * VN_C0, (size_t)(cols * VN_C0));
+    *held = key;
+    return buf;
+}
+
 static void gemm_kernel(vn_core *core, const void *args)
 {
     const wino_args *w = args;
     const vn_conv_plan *p = w->p;
-    int64_t begin, end, cin = p->g.C;
+    int64_t begin, end, cin = p->g.C, held = -1;
     vn_ops_split(w->tasks, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    uint16_t *buf =
+        p->bf16 ? vn_ptr(uint16_t, vn_buf_new(core, VN_B1, p->C1 * CHUNK * VN_C0, VN_U16)) : NULL;
     for (int64_t t = begin; t < end; t++) {
         vn_set_loop(core, t);
+        /* bf16: chunks outside the block pairs, so a converted chunk serves them all */
         int64_t chunk = t % w->chunks, pair = (t / w->chunks) % w->pairs;
+        if (p->bf16) pair = t % w->pairs, chunk = (t / w->pairs) % w->chunks;
         int64_t pt = t / (w->chunks * w->pairs), ob = pair * w->ncb_max;
         int64_t col0 = chunk * CHUNK, cols = vn_ops_min(CHUNK, w->NT - col0);
         int64_t ncb = vn_ops_min(w->ncb_max, p->K1 - ob);
@@ -84,10 +109,17 @@ static void gemm_kernel(vn_core *core, const void *args)
         a.IW = a.OW = cols;
         a.y = w->m + ((pt * p->K1 + ob) * w->NT + col0) * VN_C0;
         a.y_bstride = w->NT * VN_C0;
-        w->ct->direct_row(&a);
+        if (p->bf16) {
+            a.x16 = bf16_chunk(w, pt, col0, cols, buf, &held);
+            a.x_bstride = CHUNK * VN_C0;
+            a.w16 = (const uint16_t *)w->u + (pt * p->K1 + ob) * p->C1 * VN_C0 * VN_C0;
+            w->ct->direct_row_bf16(&a);
+        } else {
+            w->ct->direct_row(&a);
+        }
         core->counters.cube_ops += cols * ncb * VN_C0 * cin;
         core->counters.bytes_in +=
-            ncb * VN_C0 * p->C1 * VN_C0 * (int64_t)sizeof(float); /* weights */
+            ncb * VN_C0 * p->C1 * VN_C0 * (p->bf16 ? 2 : (int64_t)sizeof(float)); /* weights */
     }
 }
 

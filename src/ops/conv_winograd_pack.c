@@ -60,19 +60,37 @@ static void transform_kernel(const float *w, double u[VN_WINO_P])
                 t[i][0] * wino_g[j][0] + t[i][1] * wino_g[j][1] + t[i][2] * wino_g[j][2];
 }
 
-void vn_conv_pack_winograd(const vn_conv_geom *g, const float *w, float *packed)
+/* U into f32 ([16 ci][16 co] per block pair) or, with h, bf16 with the
+ * channels of a pair side by side ([8 pairs][16 co][2], conv_kernels.h). */
+static void pack_winograd_into(const vn_conv_geom *g, const float *w, float *f, uint16_t *h)
 {
     int64_t k1 = vn_ops_div_up(g->K, VN_C0), c1 = vn_ops_div_up(g->C, VN_C0);
     int64_t pstride = k1 * c1 * VN_C0 * VN_C0;
-    memset(packed, 0, (size_t)vn_conv_winograd_packed_elems(g) * sizeof *packed);
+    size_t n = (size_t)vn_conv_winograd_packed_elems(g);
+    if (f) memset(f, 0, n * sizeof *f);
+    if (h) memset(h, 0, n * sizeof *h);
     for (int64_t k = 0; k < g->K; k++)
         for (int64_t c = 0; c < g->C; c++) {
             double u[VN_WINO_P];
             transform_kernel(w + (k * g->C + c) * 9, u);
-            float *dst =
-                packed + (((k / VN_C0) * c1 + c / VN_C0) * VN_C0 + c % VN_C0) * VN_C0 + k % VN_C0;
-            for (int p = 0; p < VN_WINO_P; p++) dst[p * pstride] = (float)u[p];
+            int64_t blk = ((k / VN_C0) * c1 + c / VN_C0) * VN_C0 * VN_C0, ci = c % VN_C0;
+            int64_t at = f ? blk + ci * VN_C0 + k % VN_C0
+                           : blk + (ci / 2) * 2 * VN_C0 + (k % VN_C0) * 2 + ci % 2;
+            for (int p = 0; p < VN_WINO_P; p++) {
+                if (f) f[at + p * pstride] = (float)u[p];
+                if (h) h[at + p * pstride] = vn_f32_to_bf16((float)u[p]);
+            }
         }
+}
+
+void vn_conv_pack_winograd(const vn_conv_geom *g, const float *w, float *packed)
+{
+    pack_winograd_into(g, w, packed, NULL);
+}
+
+void vn_conv_pack_winograd_bf16(const vn_conv_geom *g, const float *w, uint16_t *packed)
+{
+    pack_winograd_into(g, w, NULL, packed);
 }
 
 /* Measured (bench_conv, AVX-512, 1 and 2 threads, ResNet-50 3x3 layers):

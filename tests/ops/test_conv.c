@@ -142,6 +142,26 @@ static void test_bf16(void)
     conv_test_compute = CONV_F32;
 }
 
+/* compute = "bf16" on Winograd: the GEMM over the transformed tiles in bf16
+ * (U packed bf16, V rounded per chunk). The transforms scale rounding errors
+ * up to ~10x (docs/architecture.md), so the bound is bf16's 2^-8 x 10 x 2
+ * (8e-2 of 1 + sum |x w|; measured worst 4.5e-2), still far below a wrong
+ * result; and it must differ from the f32 result. */
+static void test_bf16_winograd(void)
+{
+    static const cc wc[] = {
+        C2(1, 32, 14, 14, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+        C2(2, 20, 9, 12, 17, 3, 3, 1, 1, 1, 1, 1, 0, 1, 2, 1), /* C, K not multiples of 16 */
+    };
+    bool avail = vn_conv_bf16_available();
+    for (size_t i = 0; i < sizeof wc / sizeof wc[0]; i++)
+        for (int bl = CONV_NCHW; bl <= CONV_BLOCKED; bl++) {
+            conv_test_compute = avail ? CONV_BF16_EXPECT_BF16 : CONV_BF16_EXPECT_F32;
+            check_case_tol(wc[i], &conv_epi_cases[1], "winograd", bl, 340 + i, avail ? 8e-2 : 1e-4);
+        }
+    conv_test_compute = CONV_F32;
+}
+
 /* ---- layouts -------------------------------------------------------------------------- */
 
 static void test_layout_round_trip(void)
@@ -326,6 +346,7 @@ int main(void)
     VT_RUN(test_fold_bn);
     VT_RUN(test_packed_weights);
     VT_RUN(test_bf16);
+    VT_RUN(test_bf16_winograd);
     VT_RUN(test_errors);
     return vt_summary();
 }
