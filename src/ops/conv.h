@@ -157,8 +157,9 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
  * channel blocks: [nb][KH][padded width][16]. */
 int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb);
 /* Whether the bf16 direct kernel pays and its input copies fit the arenas:
- * a flat 1x1 (one chunk of every input block in L1), or a padded conv (its
- * row copies, which f32 makes too, in UB); not an unpadded strided one. */
+ * an unpadded 1x1 of any stride (one chunk of every input block in L1,
+ * gathered unit-stride), or a padded conv (its row copies, which f32 makes
+ * too, in UB); not another unpadded strided one. */
 bool vn_conv_bf16_fits(const vn_conv_plan *p);
 /* Create p->gemm for the GEMM_1X1 / IM2COL algo (sets p->post_act). */
 vn_status vn_conv_gemm_plan(vn_conv_plan *p);

@@ -121,12 +121,26 @@ static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t i
 }
 
 /* A bf16 flat chunk: pixels [p0, p0 + n) of nb channel blocks, [nb][FLAT][16]. */
+/* A bf16 flat chunk: the input pixels of output pixels [p0, p0 + n) of nb
+ * channel blocks, [nb][FLAT][16]; a strided 1x1 picks every sh-th row and
+ * sw-th column, so the chunk is a unit-stride 1x1 again. */
 static void convert_chunk(const direct_args *d, const float *x, int64_t nb, int64_t p0, int64_t n,
                           uint16_t *buf)
 {
     const vn_conv_geom *g = &d->p->g;
-    for (int64_t ib = 0; ib < nb; ib++)
-        put(d, buf + ib * FLAT * VN_C0, x + (ib * g->IH * g->IW + p0) * VN_C0, n * VN_C0);
+    int64_t plane = g->IH * g->IW;
+    for (int64_t ib = 0; ib < nb; ib++) {
+        const float *xb = x + ib * plane * VN_C0;
+        uint16_t *dst = buf + ib * FLAT * VN_C0;
+        if (g->sh == 1 && g->sw == 1) {
+            put(d, dst, xb + p0 * VN_C0, n * VN_C0);
+            continue;
+        }
+        for (int64_t q = 0; q < n; q++) {
+            int64_t oh = (p0 + q) / g->OW, ow = (p0 + q) % g->OW;
+            put(d, dst + q * VN_C0, xb + (oh * g->sh * g->IW + ow * g->sw) * VN_C0, VN_C0);
+        }
+    }
 }
 
 int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb)
@@ -153,7 +167,7 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
     const vn_conv_geom *g = &d->p->g;
     *ih0 = oh * g->sh - g->pt;
     if (d->flat && buf) { /* bf16: chunk oh converted into L1, [nb][FLAT][16] */
-        int64_t p0 = oh * FLAT, n = vn_ops_min(FLAT, g->IH * g->IW - p0);
+        int64_t p0 = oh * FLAT, n = vn_ops_min(FLAT, g->OH * g->OW - p0);
         if (rc->x != x || rc->ih0 != oh) convert_chunk(d, x, nb, p0, n, buf);
         rc->x = x, rc->ih0 = oh;
         *xa = buf, *x_bstride = FLAT * VN_C0, *ih0 = 0, *pl = 0, *rstride = 0, *row0 = 0;
@@ -199,6 +213,7 @@ static void direct_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
     ROW_GEOMETRY(a, g);
     int64_t col0 = d->flat ? oh * FLAT : 0, pix = oh * g->OW;
     if (d->flat) a.OW = a.IW = vn_ops_min(FLAT, g->OH * g->OW - col0), a.IH = 1, pix = col0;
+    if (d->flat) a.sw = a.dw = 1; /* a strided bf16 chunk is gathered unit-stride */
     const float *xg = d->x_plain ? d->x + n * g->C * g->IH * g->IW
                                  : d->x + ((n * p->C1 + grp * d->cg1) * g->IH * g->IW) * VN_C0;
     const void *xa = NULL;
@@ -293,14 +308,20 @@ static int64_t arena_room(const vn_conv_plan *p, vn_arena arena)
     return vn_device_arena_size(p->device, arena) - VN_OPS_UB_MARGIN;
 }
 
+/* 1x1, unpadded, any stride: in bf16 a flat chunk (gathered unit-stride). */
+static bool is_pointwise(const vn_conv_geom *g)
+{
+    return g->KH == 1 && g->KW == 1 && g->pt == 0 && g->pl == 0 && g->pb == 0 && g->pr == 0;
+}
+
 bool vn_conv_bf16_fits(const vn_conv_plan *p)
 {
     const vn_conv_geom *g = &p->g;
     int64_t nb = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
     int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1;
-    if (is_flat(g)) return nb * FLAT * VN_C0 * 2 <= arena_room(p, VN_ARENA_L1);
-    /* an unpadded strided conv (a 1x1 stride-2 shortcut) reads its input in place in f32;
-     * in bf16 each row would be converted once per block group (measured slower) */
+    if (is_pointwise(g)) return nb * FLAT * VN_C0 * 2 <= arena_room(p, VN_ARENA_L1);
+    /* another unpadded strided conv reads its input in place in f32; in bf16 each row
+     * would be converted once per block group */
     bool padded = g->pl > 0 || need > g->IW;
     return padded && vn_conv_pad_rows_elems(g, nb) * 2 <= arena_room(p, VN_ARENA_UB);
 }
@@ -360,7 +381,7 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
                      .rows = g->OH};
     int64_t work; /* multiply-accumulates of one tile */
     bool dw = p->algo == VN_CONV_ALGO_DEPTHWISE;
-    d.flat = !dw && !d.x_plain && is_flat(g);
+    d.flat = !dw && !d.x_plain && (is_flat(g) || (d.bf16 && is_pointwise(g)));
     if (d.flat) d.rows = vn_ops_div_up(g->OH * g->OW, FLAT);
     /* Depthwise does 9 FMAs per input vector it would copy: the copy costs
      * more than the two one-column border calls per row it saves. */

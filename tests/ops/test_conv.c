@@ -112,11 +112,11 @@ static void test_fused_epilogues(void)
                         check_case(ec[i], &conv_epi_cases[e], algos[a], bl, 7 + e * 10 + i);
 }
 
-/* compute = "bf16": the direct kernel in bf16 where it applies (flat 1x1,
- * padded convs; on a CPU with AVX512_BF16 and the AVX-512 path), f32 where it
- * does not (an unpadded strided conv, an NCHW stem read in place, another
- * ISA), on both layouts, with
- * epilogues and residual; odd channel counts make a half-empty last pair. */
+/* compute = "bf16": the direct kernel in bf16 where it applies (flat 1x1, a
+ * strided 1x1 gathered into unit-stride chunks, padded convs; on a CPU with
+ * AVX512_BF16 and the AVX-512 path), f32 where it does not (an unpadded
+ * strided 3x3, an NCHW stem read in place, another ISA), on both layouts,
+ * with epilogues and residual; odd channel counts make a half-empty last pair. */
 static void test_bf16(void)
 {
     static const cc bc[] = {
@@ -125,11 +125,13 @@ static void test_bf16(void)
         C2(1, 33, 7, 7, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),   /* padded small map */
         C2(2, 24, 9, 11, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),  /* padded, stride 2 */
         C2(1, 16, 64, 60, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), /* per-tile row copies */
-        C2(1, 32, 8, 8, 16, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),   /* unpadded strided: f32 */
+        C2(1, 32, 8, 8, 16, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),   /* 1x1 stride 2: gathered chunks */
+        C2(1, 24, 9, 9, 16, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1),   /* 3x3 unpadded s2: f32 */
     };
     bool avail = vn_conv_bf16_available();
     for (size_t i = 0; i < sizeof bc / sizeof bc[0]; i++) {
-        bool strided = bc[i].sh == 2 && bc[i].pt == 0, flat = bc[i].kh == 1 && bc[i].sh == 1;
+        bool strided = bc[i].kh == 3 && bc[i].sh == 2 && bc[i].pt == 0;
+        bool flat = bc[i].kh == 1 && bc[i].sh == 1;
         for (int bl = CONV_NCHW; bl <= CONV_BLOCKED; bl++) {
             /* an NCHW X of <= 16 channels is read in place in f32 (x_plain) */
             bool plain = bl == CONV_NCHW && bc[i].C <= 16 && !flat;
