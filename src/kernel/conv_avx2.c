@@ -13,9 +13,11 @@
 #define TABLE_NAME vn_conv_table_avx2
 #define TABLE_ISA  VN_ISA_AVX2
 
-/* X(owb, ...) for owb = 1 .. OWB_MAX (instantiation lists, conv_kernel.inc) */
-#define OWB_LIST(X, ...)                                                                           \
-    X(1, __VA_ARGS__)                                                                              \
-    X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
+/* X(w, ...) for w = 1 .. OWB_MAX, and 1 .. DW_OWB_MAX (instantiation lists,
+ * conv_kernel.inc) */
+// clang-format off
+#define OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
+#define DW_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
+// clang-format on
 
 #include "kernel/conv_kernel.inc"

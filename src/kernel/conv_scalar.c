@@ -38,8 +38,12 @@ float vn_conv_act_scalar(float v, const vn_conv_epi *e)
 #define TABLE_NAME vn_conv_table_scalar
 #define TABLE_ISA  VN_ISA_SCALAR
 
-/* X(owb, ...) for owb = 1 .. OWB_MAX (instantiation lists, conv_kernel.inc) */
+/* X(w, ...) for w = 1 .. OWB_MAX, and 1 .. DW_OWB_MAX (instantiation lists,
+ * conv_kernel.inc) */
+// clang-format off
 #define OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__)
+#define DW_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__)
+// clang-format on
 
 #include "kernel/conv_kernel.inc"
 
