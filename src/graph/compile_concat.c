@@ -15,9 +15,11 @@
  * ranges before the last start on VN_MEMPLAN_ALIGN boundaries (kernels may
  * assume aligned tensors).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "graph/compile.h"
+#include "graph/pass_fuse.h"
 #include "graph/plan_memory.h"
 
 static size_t value_bytes(const vn_cvalue *v)
@@ -26,24 +28,16 @@ static size_t value_bytes(const vn_cvalue *v)
     return numel > 0 ? (size_t)numel * vn_dtype_size(v->desc.dtype) : 0;
 }
 
-static const vn_attr *find_axis(const vn_cnode *n)
-{
-    for (int32_t a = 0; a < n->num_attrs; a++)
-        if (!strcmp(n->attrs[a].name, "axis") && n->attrs[a].type == VN_ATTR_INT)
-            return &n->attrs[a];
-    return NULL;
-}
-
 /* Concat with every dimension before its axis of extent 1. */
 static bool concat_is_contiguous(const vn_model *m, const vn_cnode *n)
 {
     if (n->domain[0] || strcmp(n->op_type, "Concat") || n->num_outputs != 1 || n->num_inputs < 1 ||
         n->outputs[0] < 0)
         return false;
-    const vn_attr *axis = find_axis(n);
+    int64_t ax = vn_fuse_attr_int(n, "axis", INT64_MIN); /* required by Concat */
     const vn_tensor_desc *y = &m->values[n->outputs[0]].desc;
-    if (!axis || y->rank < 1) return false;
-    int64_t ax = axis->i < 0 ? axis->i + y->rank : axis->i;
+    if (ax == INT64_MIN || y->rank < 1) return false;
+    if (ax < 0) ax += y->rank;
     if (ax < 0 || ax >= y->rank) return false;
     for (int64_t d = 0; d < ax; d++)
         if (y->dims[d] != 1) return false;

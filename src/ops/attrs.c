@@ -3,6 +3,7 @@
  * check so that a float given where an int is expected is an error, not a
  * silent conversion.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/ops_internal.h"
@@ -51,19 +52,45 @@ vn_status vn_attrs_float(const vn_attrs *attrs, const char *name, double fallbac
     return VN_OK;
 }
 
+vn_status vn_ops_attr_choice(const char *where, const vn_attrs *attrs, const char *name,
+                             const char *const *choices, int32_t n, int32_t *out)
+{
+    const vn_attr *a = vn_attrs_find(attrs, name);
+    *out = -1;
+    if (!a) return VN_OK;
+    if (a->type != VN_ATTR_STRING || !a->s)
+        return vn_error(VN_ERR_INVALID_ARG, where, "attribute '%s' must be a string", name);
+    for (int32_t i = 0; i < n; i++)
+        if (strcmp(a->s, choices[i]) == 0) {
+            *out = i;
+            return VN_OK;
+        }
+    char list[256] = "";
+    for (int32_t i = 0; i < n; i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s",
+                 i == 0       ? ""
+                 : i == n - 1 ? " or "
+                              : ", ",
+                 choices[i]);
+    }
+    return vn_error(VN_ERR_INVALID_ARG, where, "%s '%s' is not %s", name, a->s, list);
+}
+
 vn_status vn_ops_auto_pad(const char *where, const vn_attrs *attrs, vn_auto_pad *out)
 {
     static const char *const names[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
-    const vn_attr *a = vn_attrs_find(attrs, "auto_pad");
-    *out = VN_AUTO_PAD_NOTSET;
-    if (!a) return VN_OK;
-    if (a->type != VN_ATTR_STRING || !a->s)
-        return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'auto_pad' must be a string");
-    for (int i = 0; i < 4; i++)
-        if (strcmp(a->s, names[i]) == 0) {
-            *out = (vn_auto_pad)i;
-            return VN_OK;
-        }
-    return vn_error(VN_ERR_INVALID_ARG, where,
-                    "auto_pad '%s' is not NOTSET, VALID, SAME_UPPER or SAME_LOWER", a->s);
+    int32_t i = -1;
+    vn_status st = vn_ops_attr_choice(where, attrs, "auto_pad", names, 4, &i);
+    *out = i < 0 ? VN_AUTO_PAD_NOTSET : (vn_auto_pad)i;
+    return st;
+}
+
+vn_status vn_ops_compute_bf16(const char *where, const vn_attrs *attrs, bool *bf16)
+{
+    static const char *const names[] = {"f32", "bf16"};
+    int32_t i = -1;
+    vn_status st = vn_ops_attr_choice(where, attrs, "compute", names, 2, &i);
+    *bf16 = i == 1;
+    return st;
 }

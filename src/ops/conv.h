@@ -153,9 +153,6 @@ vn_status vn_conv_winograd_run(const vn_conv_plan *p, const float *x, const floa
 vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float *wp,
                               const float *bias, const float *res, float *y,
                               vn_kernel_counters *counters);
-/* Floats of the zero-padded input row copies of one direct tile over nb
- * channel blocks: [nb][KH][padded width][16]. */
-int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb);
 /* Whether the bf16 direct kernel pays and its input copies fit the arenas:
  * an unpadded 1x1 of any stride (one chunk of every input block in L1,
  * gathered unit-stride), or a padded conv (its row copies, which f32 makes

@@ -120,7 +120,6 @@ static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t i
                     (char *)buf + (size_t)(ib * rows + r) * row_bytes);
 }
 
-/* A bf16 flat chunk: pixels [p0, p0 + n) of nb channel blocks, [nb][FLAT][16]. */
 /* A bf16 flat chunk: the input pixels of output pixels [p0, p0 + n) of nb
  * channel blocks, [nb][FLAT][16]; a strided 1x1 picks every sh-th row and
  * sw-th column, so the chunk is a unit-stride 1x1 again. */
@@ -143,10 +142,23 @@ static void convert_chunk(const direct_args *d, const float *x, int64_t nb, int6
     }
 }
 
-int64_t vn_conv_pad_rows_elems(const vn_conv_geom *g, int64_t nb)
+/* Input columns the taps of a row reach, padding included. */
+static int64_t width_used(const vn_conv_geom *g)
 {
-    int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1; /* padded width used */
-    return nb * g->KH * vn_ops_max(g->IW + g->pl, need) * VN_C0;
+    return (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1;
+}
+
+/* Does a row need column padding (zeros left, or taps past the right edge)? */
+static bool column_padded(const vn_conv_geom *g)
+{
+    return g->pl > 0 || width_used(g) > g->IW;
+}
+
+/* Floats (or bf16) of the zero-padded row copies of one tile over nb
+ * channel blocks: [nb][KH][padded width][16]. */
+static int64_t pad_rows_elems(const vn_conv_geom *g, int64_t nb)
+{
+    return nb * g->KH * vn_ops_max(g->IW + g->pl, width_used(g)) * VN_C0;
 }
 
 /* The geometry fields of a row call, for output row oh (or flat chunk). */
@@ -282,12 +294,10 @@ static void conv_kernel(vn_core *core, const void *args)
     vn_ops_split(d->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
     bool dw = d->p->algo == VN_CONV_ALGO_DEPTHWISE;
     row_copy rc = {NULL, NULL, 0};
-    if (d->bf16 && d->flat) /* a chunk of every input block: L1, the cube's staging */
-        rc.buf = vn_ptr(uint16_t, vn_buf_new(core, VN_B1, d->buf_elems, VN_U16));
-    else if (d->pad_w > 0)
-        rc.buf = d->bf16
-                     ? (void *)vn_ptr(uint16_t, vn_buf_new(core, VN_VECCALC, d->buf_elems, VN_U16))
-                     : (void *)vn_ptr(float, vn_buf_new(core, VN_VECCALC, d->buf_elems, VN_F32));
+    /* row copies in UB; a bf16 flat chunk of every input block in L1, the cube's staging */
+    vn_position pos = d->bf16 && d->flat ? VN_B1 : VN_VECCALC;
+    if (d->pad_w > 0 || (d->bf16 && d->flat))
+        rc.buf = vn_ptr(void, vn_buf_new(core, pos, d->buf_elems, d->bf16 ? VN_U16 : VN_F32));
     for (int64_t t = begin; t < end; t++) {
         vn_set_loop(core, t);
         if (dw)
@@ -295,12 +305,6 @@ static void conv_kernel(vn_core *core, const void *args)
         else
             direct_tile(core, d, t, rc.buf ? &rc : NULL);
     }
-}
-
-static bool is_flat(const vn_conv_geom *g)
-{
-    return g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->pt == 0 && g->pl == 0 &&
-           g->pb == 0 && g->pr == 0;
 }
 
 static int64_t arena_room(const vn_conv_plan *p, vn_arena arena)
@@ -314,16 +318,20 @@ static bool is_pointwise(const vn_conv_geom *g)
     return g->KH == 1 && g->KW == 1 && g->pt == 0 && g->pl == 0 && g->pb == 0 && g->pr == 0;
 }
 
+/* A pointwise conv of unit stride: H*W is one row (f32 reads it in place). */
+static bool is_flat(const vn_conv_geom *g)
+{
+    return is_pointwise(g) && g->sh == 1 && g->sw == 1;
+}
+
 bool vn_conv_bf16_fits(const vn_conv_plan *p)
 {
     const vn_conv_geom *g = &p->g;
     int64_t nb = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
-    int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1;
     if (is_pointwise(g)) return nb * FLAT * VN_C0 * 2 <= arena_room(p, VN_ARENA_L1);
     /* another unpadded strided conv reads its input in place in f32; in bf16 each row
      * would be converted once per block group */
-    bool padded = g->pl > 0 || need > g->IW;
-    return padded && vn_conv_pad_rows_elems(g, nb) * 2 <= arena_room(p, VN_ARENA_UB);
+    return column_padded(g) && pad_rows_elems(g, nb) * 2 <= arena_room(p, VN_ARENA_UB);
 }
 
 /* Column padding goes through zero-padded row copies in UB when there is
@@ -334,14 +342,13 @@ bool vn_conv_bf16_fits(const vn_conv_plan *p)
 static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
 {
     const vn_conv_geom *g = &p->g;
-    int64_t need = (g->OW - 1) * g->sw + (g->KW - 1) * g->dw + 1; /* padded width used */
     int64_t es = d->bf16 ? 2 : 4, ub = arena_room(p, VN_ARENA_UB);
     if (d->bf16 && d->flat) {
         d->buf_elems = nb * FLAT * VN_C0;
         return;
     }
-    bool any = d->bf16 || (!d->x_plain && !d->flat && (g->pl > 0 || need > g->IW));
-    int64_t elems = vn_conv_pad_rows_elems(g, nb), width = elems / (nb * g->KH * VN_C0);
+    bool any = d->bf16 || (!d->x_plain && !d->flat && column_padded(g));
+    int64_t elems = pad_rows_elems(g, nb), width = elems / (nb * g->KH * VN_C0);
     if (!any || elems * es > ub) return;
     d->pad_w = width, d->buf_elems = elems;
     /* a small map whose taps overlap (KH > sh) is copied once per block, not per tile:

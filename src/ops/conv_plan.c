@@ -216,19 +216,14 @@ static vn_status check_packed_w(const vn_op_ctx *ctx, const char *where, const v
  * operator's layout). */
 static vn_status read_x_layout(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
 {
-    const vn_attr *a = vn_attrs_find(ctx->attrs, "x_layout");
-    p->x_layout = p->layout;
-    if (!a) return VN_OK;
-    bool nchw = a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "NCHW");
-    if (!nchw && !(a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "NC1HWC0")))
-        return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'x_layout' must be NCHW or NC1HWC0");
-    if (nchw && p->layout != VN_CONV_NC1HWC0)
+    static const char *const names[] = {"NCHW", "NC1HWC0"}; /* vn_conv_layout order */
+    int32_t i = -1;
+    vn_status st = vn_ops_attr_choice(where, ctx->attrs, "x_layout", names, 2, &i);
+    p->x_layout = i < 0 ? p->layout : (vn_conv_layout)i;
+    if (st == VN_OK && i >= 0 && p->layout != VN_CONV_NC1HWC0)
         return vn_error(VN_ERR_INVALID_ARG, where,
-                        "x_layout NCHW is for the NC1HWC0 operators (this one is NCHW already)");
-    if (!nchw && p->layout != VN_CONV_NC1HWC0)
-        return vn_error(VN_ERR_INVALID_ARG, where, "x_layout NC1HWC0 needs an NC1HWC0 operator");
-    p->x_layout = nchw ? VN_CONV_NCHW : VN_CONV_NC1HWC0;
-    return VN_OK;
+                        "x_layout is for the NC1HWC0 operators (this one reads NCHW already)");
+    return st;
 }
 
 /* Attribute compute = "bf16": DIRECT multiplies in bf16 where the CPU has a
@@ -237,22 +232,17 @@ static vn_status read_x_layout(const vn_op_ctx *ctx, const char *where, vn_conv_
  * packed (packed = 1) are f32, so they stay f32. */
 static vn_status read_compute(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
 {
-    const vn_attr *a = vn_attrs_find(ctx->attrs, "compute");
-    if (!a) return VN_OK;
-    bool bf16 = a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "bf16");
-    if (!bf16 && !(a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "f32")))
-        return vn_error(VN_ERR_INVALID_ARG, where,
-                        "attribute 'compute' must be \"f32\" or \"bf16\"");
+    bool bf16 = false;
+    vn_status st = vn_ops_compute_bf16(where, ctx->attrs, &bf16);
     p->want_bf16 = bf16 && p->device && vn_conv_bf16_available();
-    return VN_OK;
+    return st;
 }
 
-static vn_status plan_compute(vn_conv_plan *p)
+static void plan_compute(vn_conv_plan *p)
 {
     bool direct = p->algo == VN_CONV_ALGO_DIRECT && !p->x_plain && vn_conv_bf16_fits(p);
     bool wino = p->algo == VN_CONV_ALGO_WINOGRAD && vn_conv_winograd_bf16_fits(p);
     p->bf16 = p->want_bf16 && !p->packed && (direct || wino);
-    return VN_OK;
 }
 
 /* DIRECT on an NCHW X it can read itself; an NC1HWC0 operator given an
@@ -294,7 +284,7 @@ vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_la
         st = pick_algo(ctx, where, p);
     }
     if (st == VN_OK) st = plan_plain_input(where, p);
-    if (st == VN_OK) st = plan_compute(p);
+    if (st == VN_OK) plan_compute(p);
     if (st == VN_OK && p->packed) st = check_packed_w(ctx, where, p);
     if (st == VN_OK && (p->algo == VN_CONV_ALGO_GEMM_1X1 || p->algo == VN_CONV_ALGO_IM2COL) &&
         p->device)

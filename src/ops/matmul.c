@@ -8,8 +8,6 @@
  * an f32 product multiply in bf16 with f32 accumulation (the graph engine's
  * --precision bf16, graph/pass_precision.c); "f32" (the default for f32).
  */
-#include <string.h>
-
 #include "ops/matmul.h"
 
 vn_status vn_mm_check_float(const char *where, const vn_tensor_desc *a, const vn_tensor_desc *b)
@@ -30,16 +28,12 @@ vn_status vn_mm_set_float(const char *where, const vn_attrs *attrs, vn_gemm_desc
 {
     d->a_dtype = d->b_dtype = d->c_dtype = dt;
     d->compute = dt == VN_BF16 ? VN_BF16 : VN_F32;
-    const vn_attr *a = vn_attrs_find(attrs, "compute");
-    if (!a) return VN_OK;
-    bool bf16 = a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "bf16");
-    if (!bf16 && !(a->type == VN_ATTR_STRING && a->s && !strcmp(a->s, "f32")))
-        return vn_error(VN_ERR_INVALID_ARG, where,
-                        "attribute 'compute' must be \"f32\" or \"bf16\"");
-    if (!bf16 && dt == VN_BF16)
+    bool bf16 = false, given = vn_attrs_find(attrs, "compute") != NULL;
+    vn_status st = vn_ops_compute_bf16(where, attrs, &bf16);
+    if (st == VN_OK && given && !bf16 && dt == VN_BF16)
         return vn_error(VN_ERR_INVALID_ARG, where, "compute f32 on bf16 operands: cast them first");
     if (bf16) d->compute = VN_BF16;
-    return VN_OK;
+    return st;
 }
 
 static vn_status matmul_infer(const vn_op_ctx *ctx, vn_tensor_desc *outputs)

@@ -94,6 +94,14 @@ typedef enum vn_auto_pad {
 /* The "auto_pad" attribute (NOTSET when absent); an error naming `where` when
  * it is not a string or not one of the four names. */
 vn_status vn_ops_auto_pad(const char *where, const vn_attrs *attrs, vn_auto_pad *out);
+/* String attribute `name` as its index among choices[0 .. n) (*out -1 when
+ * absent); an error naming `where` and the choices when it is another value
+ * or not a string. */
+vn_status vn_ops_attr_choice(const char *where, const vn_attrs *attrs, const char *name,
+                             const char *const *choices, int32_t n, int32_t *out);
+/* vinci's attribute compute ("f32" or "bf16", graph/pass_precision.c):
+ * *bf16 true when it asks for bf16. */
+vn_status vn_ops_compute_bf16(const char *where, const vn_attrs *attrs, bool *bf16);
 
 /* The global tensor of an operator output, with the streaming cache hint when
  * the output is larger than the last-level cache. */
