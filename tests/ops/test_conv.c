@@ -339,6 +339,38 @@ static void test_errors(void)
     VT_CONTAINS(vn_last_error(), "Swish");
 }
 
+/* One string attribute on a 3x3 conv of X [1, xc, 6, 6] (NCHW), a status. */
+static vn_status plan_with(const char *op, int64_t xc, const char *name, const char *value)
+{
+    int64_t xd[4] = {1, xc, 6, 6}, wd[4] = {8, xc, 3, 3}, k[2] = {3, 3};
+    vn_tensor_desc in[2] = {make_desc(4, xd), make_desc(4, wd)};
+    vn_attr a[2] = {{.name = "kernel_shape", .type = VN_ATTR_INTS, .ints = k, .count = 2},
+                    {.name = name, .type = VN_ATTR_STRING, .s = value}};
+    vn_attrs attrs = {a, 2};
+    vn_op_plan *p = NULL;
+    vn_status st = vn_op_plan_create(NULL, op, in, 2, &attrs, &p);
+    vn_op_plan_destroy(p);
+    return st;
+}
+
+/* x_layout and compute: unknown values, x_layout on an NCHW operator, and an
+ * NCHW X the direct kernel cannot read in place. */
+static void test_attribute_errors(void)
+{
+    VT_CHECK(plan_with("vinci::ConvNC1HWC0", 3, "x_layout", "NHWC") == VN_ERR_INVALID_ARG,
+             "x_layout NHWC");
+    VT_CONTAINS(vn_last_error(), "x_layout 'NHWC' is not NCHW or NC1HWC0");
+    VT_CHECK(plan_with("Conv", 3, "x_layout", "NCHW") == VN_ERR_INVALID_ARG, "x_layout on Conv");
+    VT_CONTAINS(vn_last_error(), "NC1HWC0 operators");
+    VT_CHECK(plan_with("vinci::ConvNC1HWC0", 32, "x_layout", "NCHW") == VN_ERR_UNSUPPORTED,
+             "an NCHW X of 32 channels");
+    VT_CONTAINS(vn_last_error(), "at most 16 input channels (X has 32)");
+    VT_CHECK(plan_with("vinci::ConvNC1HWC0", 3, "x_layout", "NCHW") == VN_OK, "a stem");
+    VT_CHECK(plan_with("Conv", 4, "compute", "fp8") == VN_ERR_INVALID_ARG, "compute fp8");
+    VT_CONTAINS(vn_last_error(), "compute 'fp8' is not f32 or bf16");
+    VT_CHECK(plan_with("Conv", 4, "compute", "bf16") == VN_OK, "compute bf16");
+}
+
 int main(void)
 {
     VT_RUN(test_layout_round_trip);
@@ -350,5 +382,6 @@ int main(void)
     VT_RUN(test_bf16);
     VT_RUN(test_bf16_winograd);
     VT_RUN(test_errors);
+    VT_RUN(test_attribute_errors);
     return vt_summary();
 }
