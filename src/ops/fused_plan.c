@@ -13,10 +13,12 @@
 
 #include "ops/fused.h"
 
-/* 2048 f32: a two-input tile's double-buffered queues are 48 KiB (L1). On a
- * 64 Mi-element Add, 2048 reaches 0.90-1.0 of triad where 1024 reached 0.85
- * (per-tile control is paid half as often) and 4096 0.89. */
-#define TILE_TARGET 2048
+/* 1024 f32: a two-input tile's double-buffered queues take 24 KiB, half of
+ * L1, leaving the other half to the lines streaming through. Filling L1
+ * (2048) is a cliff on some hosts: on a 64 Mi-element Add, one host measured
+ * 2048 at 0.90-1.0 of triad and 1024 at 0.85, another (same CPU model, run
+ * days later) 2048 at 0.37-0.54 and 1024 at 0.67-0.87, in interleaved runs. */
+#define TILE_TARGET 1024
 #define CAP_STEP    64
 
 static bool only_inner_varies(const vn_bcast *b, int32_t i)
