@@ -246,12 +246,17 @@ static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int
         if (init) memset(c.data, 0, (size_t)(mp * s.mr * ldc) * 4);
         return;
     }
-    vn_ukr_fn ukr = t->ukr[kind];
     /* A rows outer: the MR x kc rows (MR*KP*4 bytes per k group, the smaller
      * operand) stay in the L1 data cache while the B micro-panels stream past
      * them from L2; that lets the K chunk be about twice as long as with B
      * resident, halving the passes of partial sums through C. */
     for (int64_t p = 0; p < mp; p++) {
+        int64_t rows = m - p * s.mr; /* valid rows of this micro-panel */
+        vn_ukr_fn ukr = t->ukr[kind];
+        if (rows <= 4 && t->ukr_le4[kind])
+            ukr = t->ukr_le4[kind];
+        else if (rows <= 8 && t->ukr_le8[kind])
+            ukr = t->ukr_le8[kind];
         const uint8_t *ap = (const uint8_t *)a.data + (size_t)(p * s.mr * kp) * es;
         uint8_t *cp = (uint8_t *)c.data + (size_t)(p * s.mr * ldc) * 4;
         for (int64_t q = 0; q < np; q++) {

@@ -20,24 +20,25 @@
 
 CUBE_GENERIC_ENTRIES(12, 32)
 
-/* The 24 accumulators as named registers: GCC keeps them in zmm0..23. */
-#define ACC_DECL(T)                                                                                \
-    T c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71, c80, c81,    \
-        c90, c91, ca0, ca1, cb0, cb1
-#define ACC_ALL(F)                                                                                 \
-    F(0, c00, c01)                                                                                 \
-    F(1, c10, c11)                                                                                 \
-    F(2, c20, c21)                                                                                 \
-    F(3, c30, c31)                                                                                 \
-    F(4, c40, c41) F(5, c50, c51) F(6, c60, c61) F(7, c70, c71) F(8, c80, c81) F(9, c90, c91)      \
-        F(10, ca0, ca1) F(11, cb0, cb1)
+/* The accumulators as named registers (GCC keeps them in zmm0..23), listed
+ * per kernel height: ROWS12 for the full 12 x 32 kernels, ROWS8 / ROWS4 for
+ * the kernels of a last micro-panel with at most 8 / 4 valid rows (M = 128
+ * is ten panels of 12 and one of 8: computing that one as 12 would waste 3 %
+ * of the product). Every height runs the same chain per element, so a row
+ * gets the same bits whichever kernel computes it. */
+#define ROWS4(F)  F(0, c00, c01) F(1, c10, c11) F(2, c20, c21) F(3, c30, c31)
+#define ROWS8(F)  ROWS4(F) F(4, c40, c41) F(5, c50, c51) F(6, c60, c61) F(7, c70, c71)
+#define ROWS12(F) ROWS8(F) F(8, c80, c81) F(9, c90, c91) F(10, ca0, ca1) F(11, cb0, cb1)
 
+#define DECL_PS(r, x0, x1)  __m512 x0, x1;
+#define DECL_EPI(r, x0, x1) __m512i x0, x1;
 #define LOAD_PS(r, x0, x1)                                                                         \
     x0 = _mm512_loadu_ps(c + ldc * r), x1 = _mm512_loadu_ps(c + ldc * r + 16);
 #define ZERO_PS(r, x0, x1) x0 = _mm512_setzero_ps(), x1 = _mm512_setzero_ps();
 #define STORE_PS(r, x0, x1)                                                                        \
     _mm512_storeu_ps(c + ldc * r, x0), _mm512_storeu_ps(c + ldc * r + 16, x1);
-/* Row r of A at the current k: a0/a4/a8 point at rows 0, 4, 8. */
+/* Row r of A at the current k: a0/a4/a8 point at rows 0, 4, 8 (a4 and a8
+ * are only dereferenced by the kernels tall enough to have those rows). */
 #define A_ROW(r) ((r) < 4 ? a0 : (r) < 8 ? a4 : a8) + ((r) % 4) * lda
 #define FMA_ROW(r, x0, x1)                                                                         \
     {                                                                                              \
@@ -53,28 +54,33 @@ CUBE_GENERIC_ENTRIES(12, 32)
 /* How many k steps ahead the f32 kernel prefetches B (8: 1 KiB). */
 #define UKR_PF_K 8
 
-static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
-                          void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
-{
-    const float *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;
-    float *c = c_;
-    ACC_DECL(__m512);
-    if (acc) {
-        ACC_ALL(LOAD_PS)
-    } else {
-        ACC_ALL(ZERO_PS)
+#define UKR_F32(NAME, ROWS)                                                                        \
+    static void NAME(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,         \
+                     void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)                  \
+    {                                                                                              \
+        const float *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;                     \
+        float *c = c_;                                                                             \
+        (void)a4, (void)a8;                                                                        \
+        ROWS(DECL_PS)                                                                              \
+        if (acc) {                                                                                 \
+            ROWS(LOAD_PS)                                                                          \
+        } else {                                                                                   \
+            ROWS(ZERO_PS)                                                                          \
+        }                                                                                          \
+        for (int64_t k = 0; k < kg; k++, a0++, a4++, a8++, b += ldb) {                             \
+            /* B streams from L2 (or a pre-packed B from memory): ask for it                       \
+             * UKR_PF_K steps ahead, past what the L1 next-line prefetch covers. */                \
+            _mm_prefetch((const char *)(b + ldb * UKR_PF_K), _MM_HINT_T0);                         \
+            _mm_prefetch((const char *)(b + ldb * UKR_PF_K + 16), _MM_HINT_T0);                    \
+            NEXT_TILE_PF(k);                                                                       \
+            __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);                          \
+            ROWS(FMA_ROW)                                                                          \
+        }                                                                                          \
+        ROWS(STORE_PS)                                                                             \
     }
-    for (int64_t k = 0; k < kg; k++, a0++, a4++, a8++, b += ldb) {
-        /* B streams from L2 (or a pre-packed B from memory): ask for it
-         * UKR_PF_K steps ahead, past what the L1 next-line prefetch covers. */
-        _mm_prefetch((const char *)(b + ldb * UKR_PF_K), _MM_HINT_T0);
-        _mm_prefetch((const char *)(b + ldb * UKR_PF_K + 16), _MM_HINT_T0);
-        NEXT_TILE_PF(k);
-        __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
-        ACC_ALL(FMA_ROW)
-    }
-    ACC_ALL(STORE_PS)
-}
+UKR_F32(ukr_f32_12x32, ROWS12)
+UKR_F32(ukr_f32_8x32, ROWS8)
+UKR_F32(ukr_f32_4x32, ROWS4)
 
 #define DP_ROW(r, x0, x1)                                                                          \
     {                                                                                              \
@@ -85,24 +91,30 @@ static void ukr_f32_12x32(int64_t kg, const void *a_, int64_t lda, const void *b
         x1 = _mm512_dpbf16_ps(x1, ar, b1);                                                         \
     }
 
-static void ukr_bf16_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
-                           void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
-{
-    const uint16_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;
-    float *c = c_;
-    ACC_DECL(__m512);
-    if (acc) {
-        ACC_ALL(LOAD_PS)
-    } else {
-        ACC_ALL(ZERO_PS)
+#define UKR_BF16(NAME, ROWS)                                                                       \
+    static void NAME(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,         \
+                     void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)                  \
+    {                                                                                              \
+        const uint16_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;                  \
+        float *c = c_;                                                                             \
+        (void)a4, (void)a8;                                                                        \
+        ROWS(DECL_PS)                                                                              \
+        if (acc) {                                                                                 \
+            ROWS(LOAD_PS)                                                                          \
+        } else {                                                                                   \
+            ROWS(ZERO_PS)                                                                          \
+        }                                                                                          \
+        for (int64_t k = 0; k < kg; k++, a0 += 2, a4 += 2, a8 += 2, b += ldb) {                    \
+            NEXT_TILE_PF(k);                                                                       \
+            __m512bh b0 = (__m512bh)_mm512_loadu_si512(b);                                         \
+            __m512bh b1 = (__m512bh)_mm512_loadu_si512(b + 32);                                    \
+            ROWS(DP_ROW)                                                                           \
+        }                                                                                          \
+        ROWS(STORE_PS)                                                                             \
     }
-    for (int64_t k = 0; k < kg; k++, a0 += 2, a4 += 2, a8 += 2, b += ldb) {
-        NEXT_TILE_PF(k);
-        __m512bh b0 = (__m512bh)_mm512_loadu_si512(b), b1 = (__m512bh)_mm512_loadu_si512(b + 32);
-        ACC_ALL(DP_ROW)
-    }
-    ACC_ALL(STORE_PS)
-}
+UKR_BF16(ukr_bf16_12x32, ROWS12)
+UKR_BF16(ukr_bf16_8x32, ROWS8)
+UKR_BF16(ukr_bf16_4x32, ROWS4)
 
 #define LOAD_EPI(r, x0, x1)                                                                        \
     x0 = _mm512_loadu_si512(c + ldc * r), x1 = _mm512_loadu_si512(c + ldc * r + 16);
@@ -124,24 +136,26 @@ static void ukr_i8_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_
     const uint8_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda;
     const int8_t *b = b_;
     int32_t *c = c_;
-    ACC_DECL(__m512i);
+    ROWS12(DECL_EPI)
     if (acc) {
-        ACC_ALL(LOAD_EPI)
+        ROWS12(LOAD_EPI)
     } else {
-        ACC_ALL(ZERO_EPI)
+        ROWS12(ZERO_EPI)
     }
     for (int64_t k = 0; k < kg; k++, a0 += 4, a4 += 4, a8 += 4, b += ldb) {
         NEXT_TILE_PF(k);
         __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
-        ACC_ALL(VNNI_ROW)
+        ROWS12(VNNI_ROW)
     }
-    ACC_ALL(STORE_EPI)
+    ROWS12(STORE_EPI)
 }
 
 const vn_cube_table vn_cube_table_avx512 = {
     .isa = VN_ISA_AVX512,
     .shape = {{12, 32, 1}, {12, 32, 2}, {12, 32, 4}},
     .ukr = {ukr_f32_12x32, ukr_bf16_12x32, ukr_i8_12x32},
+    .ukr_le8 = {ukr_f32_8x32, ukr_bf16_8x32, NULL},
+    .ukr_le4 = {ukr_f32_4x32, ukr_bf16_4x32, NULL},
     .gemv_rows = cube_gemv_rows,
     .pack_b_rows = cube_pack_b_rows,
 };

@@ -45,6 +45,10 @@ typedef struct vn_cube_table {
     vn_isa isa;
     vn_cube_shape shape[VN_CUBE_KIND_COUNT];
     vn_ukr_fn ukr[VN_CUBE_KIND_COUNT];
+    /* Kernels for a last micro-panel of at most 8 / 4 valid rows: the
+     * contract of ukr with MR = 8 / 4 (rows past them are left alone). NULL:
+     * the full kernel computes the padding rows too. */
+    vn_ukr_fn ukr_le8[VN_CUBE_KIND_COUNT], ukr_le4[VN_CUBE_KIND_COUNT];
     vn_gemv_fn gemv_rows;        /* B row-major (k x n, ldb); c overwritten */
     vn_pack_rows_fn pack_b_rows; /* the B packer of a row-major B */
 } vn_cube_table;

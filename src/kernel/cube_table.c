@@ -24,7 +24,10 @@ static const vn_cube_table *choose(void)
         if (f->avx512_bf16 && f->avx512_vnni) return &vn_cube_table_avx512;
         /* Racing first callers write the same bytes. */
         vn_cube_table t = vn_cube_table_avx512;
-        if (!f->avx512_bf16) t.ukr[VN_CUBE_BF16] = vn_cube_avx512_generic_bf16;
+        if (!f->avx512_bf16) {
+            t.ukr[VN_CUBE_BF16] = vn_cube_avx512_generic_bf16;
+            t.ukr_le8[VN_CUBE_BF16] = t.ukr_le4[VN_CUBE_BF16] = NULL;
+        }
         if (!f->avx512_vnni) t.ukr[VN_CUBE_I8] = vn_cube_avx512_generic_i8;
         vn_cube_avx512_fallback = t;
         return &vn_cube_avx512_fallback;
