@@ -548,6 +548,20 @@ void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, i
                           int64_t m, int64_t k0, int64_t k, int64_t n0, int64_t n, bool init,
                           vn_site site);
 
+/* vn_cube_mmad_packed with an f32 A read where it lies in global memory (rows
+ * a.rs apart, a.cs == 1), not loaded into L0A: for an A whose rows are
+ * already k-contiguous, the load would only copy them. The micro-kernels
+ * read vn_cube_rows_read(F32, m) rows of A (m rounded up to a kernel's
+ * height), which must lie inside the tensor; checked mode validates that,
+ * C as mmad does and B as vn_cube_mmad_packed does. */
+#define vn_cube_mmad_packed_direct(core, c, a, packed, K, m, k0, k, n0, n, init)                   \
+    vn_cube_mmad_packed_direct_(core, c, a, packed, K, m, k0, k, n0, n, init, VN_HERE)
+void vn_cube_mmad_packed_direct_(vn_core *core, vn_local c, vn_mat a, vn_gm packed, int64_t K,
+                                 int64_t m, int64_t k0, int64_t k, int64_t n0, int64_t n, bool init,
+                                 vn_site site);
+/* Rows of A the micro-kernels read for an m-row mmad (>= m). */
+int64_t vn_cube_rows_read(vn_dtype a_dtype, int64_t m);
+
 /* C (m x n, CO1) = (init ? 0 : C) + A (m x k, f32) * the k x n block of an
  * f32 B in global memory whose columns are contiguous (b.cs == 1), read in
  * place: with KP = 1 a row-major B already is the B fractal, its k rows b.rs

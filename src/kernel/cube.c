@@ -205,19 +205,25 @@ static bool mmad_types_ok(vn_dtype c, vn_dtype a, vn_dtype b)
 }
 
 /* Checked mode: the A and C operands of an mmad. */
-static void mmad_check_ac(vn_core *core, vn_local c, vn_local a, int64_t m, int64_t n, int64_t k,
-                          bool init, const char *call, vn_site site)
+static void mmad_check_c(vn_core *core, vn_local c, vn_dtype a_dtype, int64_t m, int64_t n,
+                         int64_t k, bool init, const char *call, vn_site site)
 {
     check_dims(core, m, n, k, call, site);
-    check_position(core, a, VN_ARENA_L1, VN_ARENA_L0A, "A", call, site);
     check_position(core, c, VN_ARENA_L0C, VN_ARENA_L0C, "C", call, site);
-    int64_t sz = (int64_t)vn_dtype_size(a.dtype);
-    vn_check_read(core, a, 0, vn_cube_a_elems(a.dtype, m, k) * sz, call, site);
-    int64_t cb = vn_cube_c_elems(a.dtype, m, n) * 4;
+    int64_t cb = vn_cube_c_elems(a_dtype, m, n) * 4;
     if (init)
         vn_check_write(core, c, 0, cb, call, site);
     else
         vn_check_read(core, c, 0, cb, call, site);
+}
+
+static void mmad_check_ac(vn_core *core, vn_local c, vn_local a, int64_t m, int64_t n, int64_t k,
+                          bool init, const char *call, vn_site site)
+{
+    mmad_check_c(core, c, a.dtype, m, n, k, init, call, site);
+    check_position(core, a, VN_ARENA_L1, VN_ARENA_L0A, "A", call, site);
+    int64_t sz = (int64_t)vn_dtype_size(a.dtype);
+    vn_check_read(core, a, 0, vn_cube_a_elems(a.dtype, m, k) * sz, call, site);
 }
 
 static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
@@ -230,18 +236,41 @@ static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_
     vn_check_read(core, b, 0, vn_cube_b_elems(b.dtype, k, n) * sz, call, site);
 }
 
-/* The micro-tiles of C (m x n) from the A rows and B panels `bstep`
+/* The micro-kernel of a micro-panel with `rows` valid rows and the rows it
+ * reads and writes (*height): MR, or 8 / 4 for a short last panel where the
+ * table has those kernels. */
+static vn_ukr_fn panel_kernel(const vn_cube_table *t, int kind, int64_t rows, int64_t *height)
+{
+    *height = t->shape[kind].mr;
+    if (rows >= *height) return t->ukr[kind];
+    if (rows <= 4 && t->ukr_le4[kind]) return *height = 4, t->ukr_le4[kind];
+    if (rows <= 8 && t->ukr_le8[kind]) return *height = 8, t->ukr_le8[kind];
+    return t->ukr[kind];
+}
+
+int64_t vn_cube_rows_read(vn_dtype a_dtype, int64_t m)
+{
+    int kind = vn_cube_kind_of(a_dtype);
+    if (kind < 0 || m <= 0) return 0;
+    const vn_cube_table *t = vn_cube_table_get();
+    int64_t mr = t->shape[kind].mr, full = m / mr * mr, height = 0;
+    if (m > full) panel_kernel(t, kind, m - full, &height);
+    return full + height;
+}
+
+/* The micro-tiles of C (m x n) from the A rows `lda` elements apart (the L0A
+ * block: Kp(k); A read in place: its row stride) and B panels `bstep`
  * elements apart (NR x Kp(k) in L1; NR x Kp(K) in a whole pre-packed B; NR
  * in a row-major B), their k groups `bld` elements apart. */
-static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int64_t bld, int64_t m,
-                       int64_t n, int64_t k, bool init)
+static void mmad_rows(vn_local c, const void *a, vn_dtype a_dtype, int64_t lda, const void *b,
+                      int64_t bstep, int64_t bld, int64_t m, int64_t n, int64_t k, bool init)
 {
-    int kind = vn_cube_kind_of(a.dtype);
+    int kind = vn_cube_kind_of(a_dtype);
     const vn_cube_table *t = vn_cube_table_get();
     vn_cube_shape s = t->shape[kind];
     int64_t mp = (m + s.mr - 1) / s.mr, np = (n + s.nr - 1) / s.nr, kp = rup(k, s.kp);
     int64_t ldc = np * s.nr;
-    size_t es = vn_dtype_size(a.dtype);
+    size_t es = vn_dtype_size(a_dtype);
     if (k <= 0) {
         if (init) memset(c.data, 0, (size_t)(mp * s.mr * ldc) * 4);
         return;
@@ -251,21 +280,24 @@ static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int
      * them from L2; that lets the K chunk be about twice as long as with B
      * resident, halving the passes of partial sums through C. */
     for (int64_t p = 0; p < mp; p++) {
-        int64_t rows = m - p * s.mr; /* valid rows of this micro-panel */
-        vn_ukr_fn ukr = t->ukr[kind];
-        if (rows <= 4 && t->ukr_le4[kind])
-            ukr = t->ukr_le4[kind];
-        else if (rows <= 8 && t->ukr_le8[kind])
-            ukr = t->ukr_le8[kind];
-        const uint8_t *ap = (const uint8_t *)a.data + (size_t)(p * s.mr * kp) * es;
+        int64_t height;
+        vn_ukr_fn ukr = panel_kernel(t, kind, m - p * s.mr, &height);
+        const uint8_t *ap = (const uint8_t *)a + (size_t)(p * s.mr * lda) * es;
         uint8_t *cp = (uint8_t *)c.data + (size_t)(p * s.mr * ldc) * 4;
         for (int64_t q = 0; q < np; q++) {
             const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
             const char *pf = NULL;
             int64_t npf = vn_prefetch_take(kp / s.kp, &pf);
-            ukr(kp / s.kp, ap, kp, bp, bld, cp + (size_t)(q * s.nr) * 4, ldc, !init, pf, npf);
+            ukr(kp / s.kp, ap, lda, bp, bld, cp + (size_t)(q * s.nr) * 4, ldc, !init, pf, npf);
         }
     }
+}
+
+static void mmad_tiles(vn_local c, vn_local a, const void *b, int64_t bstep, int64_t bld, int64_t m,
+                       int64_t n, int64_t k, bool init)
+{
+    vn_cube_shape s = vn_cube_shape_of(a.dtype);
+    mmad_rows(c, a.data, a.dtype, rup(k, s.kp), b, bstep, bld, m, n, k, init);
 }
 
 void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
@@ -305,6 +337,38 @@ void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, i
     mmad_tiles(c, a, b, s.nr * kpK, s.nr * s.kp, m, n, k, init);
     core->counters.cube_ops += m * n * k;
     core->counters.bytes_in += rup(k, s.kp) * ((n + s.nr - 1) / s.nr * s.nr) * es;
+}
+
+/* An f32 A whose rows are contiguous (a.cs == 1) is the L0A block as it
+ * lies, its rows a.rs apart instead of Kp(k): with a pre-packed B, neither
+ * operand is copied. The kernels read vn_cube_rows_read(m) rows of A (the
+ * short last panel rounded up to its kernel's height), so those must exist;
+ * the rows past m only feed accumulator rows the fixpipe does not store. */
+void vn_cube_mmad_packed_direct_(vn_core *core, vn_local c, vn_mat a, vn_gm packed, int64_t K,
+                                 int64_t m, int64_t k0, int64_t k, int64_t n0, int64_t n, bool init,
+                                 vn_site site)
+{
+    const char *call = "vn_cube_mmad_packed_direct";
+    if (a.gm.dtype != VN_F32 || c.dtype != VN_F32 || packed.dtype != VN_F32 || a.cs != 1)
+        vn_core_fail(core, site, call,
+                     "needs an f32 A with contiguous rows, an f32 packed B and C (has %s x %s -> "
+                     "%s, A column stride %lld)",
+                     vn_dtype_name(a.gm.dtype), vn_dtype_name(packed.dtype), vn_dtype_name(c.dtype),
+                     (long long)a.cs);
+    vn_cube_shape s = vn_cube_shape_of(VN_F32);
+    if (core->checked) {
+        packed_block_check(core, packed, s, K, k0, k, n0, n, call, site);
+        mmad_check_c(core, c, VN_F32, m, n, k, init, call, site);
+        check_mat(core, a, vn_cube_rows_read(VN_F32, m), k, "A", call, site);
+    }
+    if (m <= 0 || n <= 0) return;
+    vn_xfer_sync(core); /* A is read in global memory: pending copy-outs land first */
+    int64_t kpK = rup(K, s.kp);
+    const float *b = (const float *)packed.data + (n0 / s.nr) * s.nr * kpK + k0 * s.nr;
+    mmad_rows(c, (const float *)a.gm.data + a.off, VN_F32, a.rs, b, s.nr * kpK, s.nr * s.kp, m, n,
+              k, init);
+    core->counters.cube_ops += m * n * k;
+    core->counters.bytes_in += (k * ((n + s.nr - 1) / s.nr * s.nr) + m * k) * 4;
 }
 
 /* An f32 B whose columns are contiguous is a B fractal as it lies (KP = 1:

@@ -24,8 +24,10 @@ struct vn_gemm_plan {
     int64_t a_rs, a_cs, b_rs, b_cs, ldc; /* element strides of op(A), op(B), C */
     int64_t kc, mc, nb, mb, mt, nt;
     int32_t block_dim;
-    bool gemv;              /* M == 1 f32 with a contiguous A row */
-    bool b_direct;          /* f32 B with contiguous columns read in place (vn_cube_mmad_gm) */
+    bool gemv;     /* M == 1 f32 with a contiguous A row */
+    bool b_direct; /* f32 B with contiguous columns read in place (vn_cube_mmad_gm) */
+    bool a_direct; /* f32 A with contiguous rows read in place by packed-B runs (mmad_packed_direct)
+                    */
     int64_t gv_nb, gv_nt;   /* GEMV: columns per block, blocks per batch */
     int32_t a_zero, b_zero; /* effective zero points after the loads' shifts */
     int64_t packed_elems;   /* one packed B, panels only */

@@ -112,13 +112,16 @@ static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, 
     for (int64_t r0 = t->m0; r0 < t->m0 + t->ml; r0 += p->mc) {
         int64_t rl = min64(p->mc, t->m0 + t->ml - r0);
         vn_set_loop(core, kc0 / p->kc);
+        vn_mat am = vn_mat_make(g->a, aoff + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs);
+        /* A read in place needs the rows its kernels read past rl to exist */
+        bool a_direct = g->b_packed && p->a_direct && r0 + vn_cube_rows_read(p->a_op, rl) <= d->M;
         if (kl > 0) {
-            vn_cube_load_a(core, a2,
-                           vn_mat_make(g->a, aoff + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs),
-                           rl, kl);
+            if (!a_direct) vn_cube_load_a(core, a2, am, rl, kl);
             prefetch_next_a(core, g, t, r0, kc0);
         }
-        if (g->b_packed)
+        if (a_direct)
+            vn_cube_mmad_packed_direct(core, c0, am, *pb, d->K, rl, kc0, kl, t->n0, t->nl, true);
+        else if (g->b_packed)
             vn_cube_mmad_packed(core, c0, a2, *pb, d->K, rl, kc0, kl, t->n0, t->nl, true);
         else if (p->b_direct)
             vn_cube_mmad_gm(

@@ -193,6 +193,10 @@ static void choose_b_direct(vn_gemm_plan *p)
     const vn_gemm_desc *d = &p->d;
     p->b_direct =
         d->compute == VN_F32 && p->b_cs == 1 && d->N % p->s.nr == 0 && p->mb <= B_DIRECT_MAX_ROWS;
+    /* A row-major f32 A already is the L0A block (rows a_rs apart): loading
+     * it would only copy it, once per column tile (3 % of a 128 x 3072 x 768
+     * product). */
+    p->a_direct = d->compute == VN_F32 && p->a_cs == 1;
 }
 
 /* kc: the A micro-panel (MR x kc) takes about half the L1 data cache (the

@@ -68,7 +68,9 @@ static void test_cube_kernel(void)
 typedef struct packed_args {
     vn_gm a, pb, c;
     int64_t m, n, k, K, n0, k1; /* block: columns [n0, n0+n), chunks [0, k1) and [k1, k) */
-    int bug; /* 0: none; 1: n0 off a panel; 2: past the packed B; 3: misaligned */
+    int bug;        /* 0: none; 1: n0 off a panel; 2: past the packed B; 3: misaligned */
+    bool direct;    /* A read in place (vn_cube_mmad_packed_direct), not loaded */
+    int64_t a_rows; /* rows of the A tensor (>= m; the direct form reads past m) */
 } packed_args;
 
 /* C = A (m x k) * B[0:k, n0:n0+n] in two K chunks, B read where it lies. */
@@ -83,7 +85,12 @@ static void packed_kernel(vn_core *core, const void *p)
     if (g->bug == 3) pb.data = (float *)pb.data + 1;
     for (int64_t k0 = 0; k0<g->k; k0 = g->k1> k0 ? g->k1 : g->k) {
         int64_t kl = (g->k1 > k0 ? g->k1 : g->k) - k0;
-        vn_cube_load_a(core, a, vn_mat_make(g->a, k0, g->k, 1), g->m, kl);
+        vn_mat am = vn_mat_make(g->a, k0, g->k, 1);
+        if (g->direct) {
+            vn_cube_mmad_packed_direct(core, c, am, pb, g->K, g->m, k0, kl, n0, g->n, k0 == 0);
+            continue;
+        }
+        vn_cube_load_a(core, a, am, g->m, kl);
         vn_cube_mmad_packed(core, c, a, pb, g->K, g->m, k0, kl, n0, g->n, k0 == 0);
     }
     vn_cube_fixpipe(core, vn_mat_make(g->c, 0, g->n, 1), c, g->m, g->n, NULL);
@@ -108,7 +115,7 @@ static vn_status run_packed(int bug, float *C, const float *A, const float *B, p
     int64_t nr = vn_cube_shape_of(VN_F32).nr, N = g->n0 + g->n + 3;
     float *pb = pack_ref(B, g->K, N, nr);
     g->pb = vn_gm_make(pb, VN_F32, (N + nr - 1) / nr * nr * g->K);
-    g->a = vn_gm_make((void *)A, VN_F32, g->m * g->k);
+    g->a = vn_gm_make((void *)A, VN_F32, (g->a_rows > g->m ? g->a_rows : g->m) * g->k);
     g->c = vn_gm_make(C, VN_F32, g->m * g->n);
     g->bug = bug;
     vn_status st = vn_launch(NULL, &(vn_launch_desc){packed_kernel, "packed", 1, g, 1}, NULL);
@@ -123,10 +130,14 @@ static void test_mmad_packed(void)
     /* rows past MR, a partial last panel, K = k (ends at K) and k < K */
     for (int t = 0; t < 2; t++) {
         packed_args g = {.m = 13, .n = nr + 5, .k = 19, .K = t ? 23 : 19, .n0 = nr, .k1 = 8};
+        g.a_rows = vn_cube_rows_read(VN_F32, g.m);
         int64_t N = g.n0 + g.n + 3;
-        float A[13 * 19], C[13 * 80], *B = malloc((size_t)(g.K * N) * 4);
-        vt_fill(&r, A, 13 * 19, -1, 1), vt_fill(&r, B, g.K * N, -1, 1);
+        float A[32 * 19], C[13 * 80], C2[13 * 80], *B = malloc((size_t)(g.K * N) * 4);
+        vt_fill(&r, A, 32 * 19, -1, 1), vt_fill(&r, B, g.K * N, -1, 1);
+        VT_CHECK(g.a_rows >= g.m && g.a_rows <= 32, "rows read %lld", (long long)g.a_rows);
         VT_OK(run_packed(0, C, A, B, &g));
+        g.direct = true;
+        VT_OK(run_packed(0, C2, A, B, &g));
         int bad = 0;
         for (int64_t i = 0; i < g.m; i++)
             for (int64_t j = 0; j < g.n; j++) {
@@ -135,8 +146,28 @@ static void test_mmad_packed(void)
                 bad += fabs(C[i * g.n + j] - s) > 1e-5;
             }
         VT_CHECK(bad == 0, "K %lld: %d wrong", (long long)g.K, bad);
+        VT_CHECK(memcmp(C, C2, (size_t)(g.m * g.n) * 4) == 0,
+                 "K %lld: A read in place differs from A loaded", (long long)g.K);
         free(B);
     }
+}
+
+/* The direct form reads rows past m: an A tensor of exactly m rows (13, not
+ * a multiple of any kernel height) is out of bounds, named. */
+static void test_mmad_packed_direct_bounds(void)
+{
+    int64_t nr = vn_cube_shape_of(VN_F32).nr;
+    packed_args g = {.m = 13, .n = 8, .k = 8, .K = 8, .n0 = nr, .k1 = 8, .direct = true};
+    int64_t N = g.n0 + g.n + 3;
+    float A[13 * 8] = {0}, C[13 * 8], *B = calloc((size_t)(g.K * N), 4);
+    vn_status st = run_packed(0, C, A, B, &g);
+    free(B);
+    VT_CHECK(vn_cube_rows_read(VN_F32, 13) > 13, "rows read %lld",
+             (long long)vn_cube_rows_read(VN_F32, 13));
+    VT_CHECK(st == VN_ERR_KERNEL, "status %s", vn_status_name(st));
+    VT_CONTAINS(vn_last_error(), "vn_cube_mmad_packed_direct");
+    VT_CONTAINS(vn_last_error(), "out of bounds");
+    VT_CONTAINS(vn_last_error(), "test_cube.c:");
 }
 
 static void expect_packed_fail(int bug, const char *what)
@@ -254,6 +285,7 @@ int main(void)
 {
     VT_RUN(test_cube_kernel);
     VT_RUN(test_mmad_packed);
+    VT_RUN(test_mmad_packed_direct_bounds);
     VT_RUN(test_mmad_gm);
     VT_RUN(test_checked_failures);
     return vt_summary();
