@@ -65,6 +65,9 @@ typedef struct vn_gemm_desc {
     int64_t stride_a, stride_b, stride_c; /* elements between batches; 0: broadcast (not C) */
     int64_t stride_c_in, stride_residual; /* elements between batches of C_in / residual */
     vn_gemm_epilogue epi;
+    /* A hint: runs pass the plan's pre-packed B (vn_gemm_pack_b), so tile for
+     * reading its panels in place. Runs with an unpacked B still work. */
+    bool b_prepacked;
 } vn_gemm_desc;
 
 /* A descriptor for a dense row-major f32 M x N x K product, batch 1, alpha 1. */

@@ -103,6 +103,9 @@ typedef struct vn_op_ctx {
      * shape, Slice's starts, Expand, Tile, ...) read it here, and return
      * VN_ERR_UNSUPPORTED naming the input when it is not constant. */
     const void *const *input_data;
+    /* Bit k: input k is a constant whose data the plan gets pre-packed
+     * (vn_op_prepack's plan_from_blobs; input_data[k] is then NULL). */
+    uint64_t prepacked_inputs;
 } vn_op_ctx;
 
 /* What an operator's run function sees. */

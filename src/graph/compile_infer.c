@@ -20,6 +20,7 @@ void vn_cg_op_ctx(const vn_model *m, int32_t node, vn_tensor_desc *in, const voi
                   vn_attrs *attrs, vn_op_ctx *ctx)
 {
     const vn_cnode *n = &m->nodes[node];
+    uint64_t packed = 0;
     for (int32_t k = 0; k < n->num_inputs; k++) {
         int32_t v = n->inputs[k];
         in[k].rank = -1;
@@ -28,10 +29,12 @@ void vn_cg_op_ctx(const vn_model *m, int32_t node, vn_tensor_desc *in, const voi
         in[k] = m->values[v].desc;
         if (m->values[v].kind == VN_CV_CONST && !m->values[v].packed_only)
             data[k] = m->values[v].data ? m->values[v].data : (const void *)empty_const;
+        if (m->values[v].kind == VN_CV_CONST && m->values[v].packed_only && k < 64)
+            packed |= (uint64_t)1 << k;
     }
     attrs->items = n->attrs;
     attrs->count = n->num_attrs;
-    *ctx = (vn_op_ctx){n->def, m->device, in, n->num_inputs, attrs, n->name, data};
+    *ctx = (vn_op_ctx){n->def, m->device, in, n->num_inputs, attrs, n->name, data, packed};
 }
 
 /* "f32[2,3], (omitted), i64[4]" */

@@ -80,7 +80,7 @@ static vn_status run_infer(vn_graph *g, const vn_gnode *n, const char *label,
                         vn_dtype_name(in[0].dtype));
     }
     vn_attrs attrs = {n->reg_attrs, n->num_reg_attrs};
-    vn_op_ctx ctx = {def, NULL, in, count, &attrs, n->name[0] ? n->name : label, NULL};
+    vn_op_ctx ctx = {def, NULL, in, count, &attrs, n->name[0] ? n->name : label, NULL, 0};
     vn_status st = def->infer(&ctx, out);
     if (st == VN_OK) return VN_OK;
     char why[700], descs[512];

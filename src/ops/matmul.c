@@ -61,10 +61,7 @@ static vn_status matmul_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs
         p->desc = vn_mm_gemm_desc(&p->lay);
         st = vn_mm_set_float(where, ctx->attrs, &p->desc, ctx->inputs[0].dtype);
     }
-    if (st == VN_OK) {
-        st = vn_mm_plan_gemm(where, ctx->device, p);
-    }
-    if (st == VN_OK) st = vn_mm_const_b_hook(where, ctx, 1, p);
+    if (st == VN_OK) st = vn_mm_plan_gemm_b(where, ctx, 1, p);
     if (st != VN_OK) {
         vn_mm_plan_free(p);
         return st;

@@ -82,10 +82,11 @@ vn_status vn_mm_gemm_create(const char *where, vn_device *device, const vn_gemm_
 
 /* Pack a constant B (as planned: dense, all batches) into p->packed_b. */
 vn_status vn_mm_pack_b(const char *where, vn_mm_plan *p, const void *b);
-/* The plan-time hook: pack B (input `b_index`) when its data is known, from
- * ctx->input_data (the graph engine's constants) or VN_MATMUL_CONST_B_ATTR. */
-vn_status vn_mm_const_b_hook(const char *where, const vn_op_ctx *ctx, int32_t b_index,
-                             vn_mm_plan *p);
+/* p->gemm for an operator whose B is input `b_index`: when B is a constant
+ * (ctx->input_data, VN_MATMUL_CONST_B_ATTR or a pre-packed blob) the GEMM is
+ * tiled for a packed B, and B is packed now when its data is known. */
+vn_status vn_mm_plan_gemm_b(const char *where, const vn_op_ctx *ctx, int32_t b_index,
+                            vn_mm_plan *p);
 
 /* Allocate a zeroed plan with no optional inputs. */
 vn_mm_plan *vn_mm_plan_new(void);

@@ -93,17 +93,17 @@ vn_status vn_mm_pack_b(const char *where, vn_mm_plan *p, const void *b)
     return VN_OK;
 }
 
-vn_status vn_mm_const_b_hook(const char *where, const vn_op_ctx *ctx, int32_t b_index,
-                             vn_mm_plan *p)
+vn_status vn_mm_plan_gemm_b(const char *where, const vn_op_ctx *ctx, int32_t b_index, vn_mm_plan *p)
 {
-    if (ctx->input_data && ctx->input_data[b_index])
-        return vn_mm_pack_b(where, p, ctx->input_data[b_index]);
-    const vn_attr *a = vn_attrs_find(ctx->attrs, VN_MATMUL_CONST_B_ATTR);
-    if (!a) return VN_OK;
-    if (a->type != VN_ATTR_INT)
+    const void *data = ctx->input_data ? ctx->input_data[b_index] : NULL;
+    const vn_attr *a = data ? NULL : vn_attrs_find(ctx->attrs, VN_MATMUL_CONST_B_ATTR);
+    if (a && a->type != VN_ATTR_INT)
         return vn_error(VN_ERR_INVALID_ARG, where, "attribute '%s' must be an int (an address)",
                         VN_MATMUL_CONST_B_ATTR);
-    return vn_mm_pack_b(where, p, (const void *)(intptr_t)a->i);
+    if (a) data = (const void *)(intptr_t)a->i;
+    p->desc.b_prepacked = data || (ctx->prepacked_inputs >> b_index & 1);
+    vn_status st = vn_mm_plan_gemm(where, ctx->device, p);
+    return st == VN_OK && data ? vn_mm_pack_b(where, p, data) : st;
 }
 
 vn_status vn_matmul_pack_constant_b(void *plan_data, const void *b)

@@ -162,8 +162,7 @@ static vn_status fused_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs,
         st = vn_mm_set_float(where, ctx->attrs, &p->desc, y.dtype);
         if (st == VN_OK) st = set_epilogue(where, ctx, &f, &y, p, workspace);
     }
-    if (st == VN_OK) st = vn_mm_plan_gemm(where, ctx->device, p);
-    if (st == VN_OK) st = vn_mm_const_b_hook(where, ctx, FB, p);
+    if (st == VN_OK) st = vn_mm_plan_gemm_b(where, ctx, FB, p);
     if (st != VN_OK) {
         vn_mm_plan_free(p);
         return st;

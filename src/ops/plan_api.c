@@ -112,7 +112,7 @@ vn_status vn_op_plan_create(vn_device *device, const char *op_name, const vn_ten
     if (!op_name) return vn_error(VN_ERR_INVALID_ARG, CREATE, "op_name is NULL");
     const vn_op_def *def = lookup(op_name);
     if (!def) return vn_error(VN_ERR_UNSUPPORTED, CREATE, "unknown operator '%s'", op_name);
-    vn_op_ctx ctx = {def, device, inputs, num_inputs, attrs, "", NULL};
+    vn_op_ctx ctx = {def, device, inputs, num_inputs, attrs, "", NULL, 0};
     char where[VN_OPS_WHERE_MAX];
     vn_ops_where(&ctx, where, sizeof where);
     if (attrs && attrs->count > 0 && !attrs->items)

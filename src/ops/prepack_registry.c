@@ -57,6 +57,7 @@ vn_op_ctx vn_prepack_ctx(const vn_op_ctx *ctx, uint64_t consumed, const void **d
     for (int32_t k = 0; k < ctx->num_inputs && k < 64; k++)
         data[k] = ctx->input_data && !(consumed >> k & 1) ? ctx->input_data[k] : NULL;
     c.input_data = data;
+    c.prepacked_inputs = consumed;
     return c;
 }
 

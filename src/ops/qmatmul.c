@@ -105,8 +105,7 @@ static vn_status int_plan(const char *where, const vn_op_ctx *ctx, vn_mm_plan *p
     p->desc.a_dtype = ctx->inputs[0].dtype;
     p->desc.b_dtype = ctx->inputs[b_index].dtype, p->desc.c_dtype = c_dt;
     p->desc.compute = VN_I32;
-    vn_status st = vn_mm_plan_gemm(where, ctx->device, p);
-    if (st == VN_OK) st = vn_mm_const_b_hook(where, ctx, b_index, p);
+    vn_status st = vn_mm_plan_gemm_b(where, ctx, b_index, p);
     if (st != VN_OK) {
         vn_mm_plan_free(p);
         return st;

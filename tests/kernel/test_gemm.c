@@ -282,6 +282,43 @@ static void test_f32_large(void)
     }
 }
 
+/* The b_prepacked hint retiles (K = 768 is one chunk for a packed B, two
+ * otherwise, on a 48 KiB L1); both tilings are right (their bits may differ:
+ * partial sums of two chunks round differently from one chain). */
+static void test_prepacked_hint(void)
+{
+    static const int64_t s[][3] = {{128, 96, 768}, {37, 64, 1300}, {20, 23, 1000}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        vn_gemm_desc d = vn_gemm_desc_default(s[i][0], s[i][1], s[i][2]);
+        d.b_prepacked = true;
+        run_case(&d, "prepacked hint", true);
+    }
+    vn_gemm_desc d = vn_gemm_desc_default(128, 96, 768), h = d;
+    h.b_prepacked = true;
+    vn_gemm_plan *p = NULL, *q = NULL;
+    VT_OK(vn_gemm_plan_create(NULL, &d, &p));
+    VT_OK(vn_gemm_plan_create(NULL, &h, &q));
+    if (!p || !q) return;
+    bufs x;
+    alloc_bufs(&d, &x);
+    x.packed = vn_aligned_alloc(vn_gemm_packed_b_size(p), 64);
+    VT_CHECK(vn_gemm_packed_b_size(p) == vn_gemm_packed_b_size(q), "packed sizes differ");
+    VT_OK(vn_gemm_pack_b(p, x.b, x.packed));
+    vn_gemm_args a = make_args(&d, &x, true, x.c), b = make_args(&d, &x, true, x.c2);
+    VT_OK(vn_gemm_run(p, &a));
+    VT_OK(vn_gemm_run(q, &b));
+    VT_CHECK(check_batch(&d, &x, 0, "hint off") == 0, "hint off: wrong");
+    memcpy(x.c, x.c2, x.csize);
+    VT_CHECK(check_batch(&d, &x, 0, "hint on") == 0, "hint on: wrong");
+    vn_gemm_tiling tp = vn_gemm_plan_tiling(p), tq = vn_gemm_plan_tiling(q);
+    /* 12-row kernels: half of 48 KiB holds 512 k, three quarters 768 */
+    bool l1_48k = vn_cpu_features_get()->l1d_bytes == 48 * 1024 && tp.mr == 12;
+    VT_CHECK(tq.kc >= tp.kc && (!l1_48k || (tp.kc < 768 && tq.kc == 768)),
+             "kc %lld (no hint) / %lld (hint)", (long long)tp.kc, (long long)tq.kc);
+    vn_gemm_plan_destroy(p), vn_gemm_plan_destroy(q);
+    free_bufs(&x);
+}
+
 static void test_trans_strided(void)
 {
     for (int t = 0; t < 4; t++) {
@@ -436,6 +473,7 @@ int main(void)
     VT_RUN(test_f32_sweep);
     VT_RUN(test_f32_grid);
     VT_RUN(test_f32_large);
+    VT_RUN(test_prepacked_hint);
     VT_RUN(test_trans_strided);
     VT_RUN(test_batch);
     VT_RUN(test_epilogues);

@@ -269,7 +269,7 @@ static vn_status run_variant(const char *name, vn_tensor *in, int32_t ni, vn_ten
     size_t ws = 0;
     for (int32_t i = 0; i < ni; i++) d[i] = in[i].desc;
     vn_status st = def ? vn_device_default(&dev) : VN_ERR_UNSUPPORTED;
-    vn_op_ctx ctx = {def, dev, d, ni, NULL, "", NULL};
+    vn_op_ctx ctx = {def, dev, d, ni, NULL, "", NULL, 0};
     vn_tensor_desc od;
     if (st == VN_OK) st = def->infer(&ctx, &od);
     if (st == VN_OK) st = def->plan(&ctx, &od, &plan, &ws);

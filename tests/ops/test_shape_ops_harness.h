@@ -129,7 +129,7 @@ static inline vn_status th_op(const char *op, vn_tensor *in, int32_t ni, bool co
     if (st != VN_OK) return st;
     if (th_device) dev = th_device;
     for (int32_t k = 0; k < TH_MAX_OUT; k++) dout[k].rank = -1;
-    vn_op_ctx ctx = {def, dev, din, ni, attrs, "n1", data};
+    vn_op_ctx ctx = {def, dev, din, ni, attrs, "n1", data, 0};
     st = def->infer(&ctx, dout);
     void *plan = NULL;
     size_t ws = 0;
