@@ -156,14 +156,25 @@ static vn_status fill_nodes(vn_profiler *p)
     return VN_OK;
 }
 
+/* The figure of `workers` threads: the one-thread figure times the workers,
+ * at most the all-threads one (a 1-worker profile is held to one core's roof,
+ * not the machine's); the all-threads figure when the device is unknown. */
+static double roof_for(const double fig[2], int32_t workers)
+{
+    if (workers <= 0) return fig[VN_MACHINE_ALL_THREADS]; /* device unknown */
+    double scaled = fig[VN_MACHINE_ONE_THREAD] * (workers > 1 ? workers : 1);
+    double all = fig[VN_MACHINE_ALL_THREADS];
+    return all > 0 && scaled > all ? all : scaled;
+}
+
 static void default_peaks(vn_profiler *p)
 {
     vn_machine_peaks k;
     if (p->peak_gflops > 0 && p->peak_gbs > 0) return;
     if (vn_machine_peaks_get(&k) != VN_OK) return;
-    int t = VN_MACHINE_ALL_THREADS;
-    p->peak_gflops = k.has_avx512 ? k.fp32_gflops[t] : k.fp32_avx2_gflops[t];
-    p->peak_gbs = k.dram_triad_gbs[t];
+    int32_t w = vn_device_num_workers(p->device);
+    p->peak_gflops = roof_for(k.has_avx512 ? k.fp32_gflops : k.fp32_avx2_gflops, w);
+    p->peak_gbs = roof_for(k.dram_triad_gbs, w);
 }
 
 vn_status vn_profiler_create(const vn_model *model, double peak_gflops, double peak_gbs,

@@ -115,19 +115,24 @@ static int count(const char *s, const char *what)
 static vn_graph *graphs[16];
 static int num_graphs;
 
-static vn_model *compile_mlp(int32_t level)
+static vn_model *compile_mlp_on(int32_t level, vn_device *device)
 {
     char path[1024];
     vn_graph *g = NULL;
     vn_model *m = NULL;
     if (repo_path("models/mlp_tiny.onnx", path, sizeof path)) return NULL;
     vn_input_shape x = {"x", 2, {64, 64}};
-    vn_compile_options o = {.opt_level = level, .shapes = &x, .num_shapes = 1};
+    vn_compile_options o = {.opt_level = level, .shapes = &x, .num_shapes = 1, .device = device};
     VT_OK(vn_graph_load_onnx(path, &g));
     VT_OK(vn_model_compile(g, &o, &m));
     VT_CHECK(num_graphs < 16, "graph slots");
     if (num_graphs < 16) graphs[num_graphs++] = g;
     return m;
+}
+
+static vn_model *compile_mlp(int32_t level)
+{
+    return compile_mlp_on(level, NULL);
 }
 
 /* `runs` profiled runs, on `stream` (asynchronous) when not NULL. */
@@ -491,6 +496,30 @@ static void test_bound_rule(void)
     VT_CHECK(!strcmp(vn_bound_name(VN_BOUND_MEMORY), "memory"), "names");
 }
 
+/* Measured roofs follow the model's device: one worker is held to one
+ * core's peak (the figure of all threads would halve every fraction). */
+static void test_roofs_per_device(void)
+{
+    vn_machine_peaks k;
+    VT_OK(vn_machine_peaks_get(&k));
+    const double *fig = k.has_avx512 ? k.fp32_gflops : k.fp32_avx2_gflops;
+    vn_device *one = NULL;
+    VT_OK(vn_device_create(&(vn_device_options){.num_threads = 1}, &one));
+    vn_model *m = one ? compile_mlp_on(3, one) : NULL;
+    vn_profiler *p = NULL;
+    if (m) VT_OK(vn_profiler_create(m, 0, 0, &p));
+    if (p) {
+        double gf = 0, gbs = 0;
+        vn_profiler_peaks(p, &gf, &gbs);
+        VT_CHECK(gf == fig[VN_MACHINE_ONE_THREAD] && gbs == k.dram_triad_gbs[VN_MACHINE_ONE_THREAD],
+                 "1 worker: roofs %g GFLOP/s %g GB/s, machine one thread %g / %g", gf, gbs,
+                 fig[VN_MACHINE_ONE_THREAD], k.dram_triad_gbs[VN_MACHINE_ONE_THREAD]);
+        vn_profiler_destroy(p);
+    }
+    vn_model_destroy(m);
+    vn_device_destroy(one);
+}
+
 int main(void)
 {
     VT_RUN(test_bound_rule);
@@ -499,6 +528,7 @@ int main(void)
     VT_RUN(test_counters_unavailable);
     VT_RUN(test_counters_api);
     VT_RUN(test_fused_from);
+    VT_RUN(test_roofs_per_device);
     for (int i = 0; i < num_graphs; i++) vn_graph_destroy(graphs[i]);
     return vt_summary();
 }
