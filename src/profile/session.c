@@ -156,15 +156,17 @@ static vn_status fill_nodes(vn_profiler *p)
     return VN_OK;
 }
 
-/* The figure of `workers` threads: the one-thread figure times the workers,
- * at most the all-threads one (a 1-worker profile is held to one core's roof,
- * not the machine's); the all-threads figure when the device is unknown. */
+/* The figure of `workers` threads: the one-thread figure for one worker
+ * (a 1-worker profile is held to one core's roof, not the machine's), else
+ * the one-thread figure times the workers, at most the all-threads one when
+ * that is sane (measured under load it can come out below one thread's); the
+ * all-threads figure when the device is unknown. */
 static double roof_for(const double fig[2], int32_t workers)
 {
-    if (workers <= 0) return fig[VN_MACHINE_ALL_THREADS]; /* device unknown */
-    double scaled = fig[VN_MACHINE_ONE_THREAD] * (workers > 1 ? workers : 1);
-    double all = fig[VN_MACHINE_ALL_THREADS];
-    return all > 0 && scaled > all ? all : scaled;
+    double one = fig[VN_MACHINE_ONE_THREAD], all = fig[VN_MACHINE_ALL_THREADS];
+    if (workers <= 1) return workers <= 0 ? all : one;
+    double scaled = one * workers;
+    return all >= one && all < scaled ? all : scaled;
 }
 
 static void default_peaks(vn_profiler *p)
