@@ -78,6 +78,12 @@ typedef struct vn_conv_row_args {
     const float *res;  /* residual laid out like y, or NULL */
     int64_t res_bstride;
     vn_conv_epi epi;
+    /* The weights are not in cache yet (their first use in this block):
+     * the f32 kernel prefetches them a few KiB ahead of its FMAs. A cold
+     * slab is a fresh stream per output block, split at every 4 KiB page,
+     * which the hardware prefetchers restart at: in a model (weights come
+     * from DRAM) a Winograd or 7 x 7 layer took about twice its warm time. */
+    bool w_cold;
 } vn_conv_row_args;
 
 /* One output row of a depthwise convolution (group = C = K) on NC1HWC0 for

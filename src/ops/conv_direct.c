@@ -207,7 +207,15 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
     *xa = x, *x_bstride = g->IH * g->IW * VN_C0, *row0 = *ih0 * g->IW, *rstride = g->dh * g->IW;
 }
 
-static void direct_tile(vn_core *core, const direct_args *d, int64_t t, row_copy *rc)
+/* Which weights tile t reads: its (group, output block group) pair. */
+static int64_t tile_weights(const direct_args *d, int64_t t)
+{
+    if (d->rows_outer) return t % d->pairs;
+    return (t / d->rows) % (d->p->g.G * d->pairs);
+}
+
+/* cold: the block has not read this tile's weights yet (conv_kernels.h). */
+static void direct_tile(vn_core *core, const direct_args *d, int64_t t, row_copy *rc, bool cold)
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *g = &p->g;
@@ -248,6 +256,7 @@ static void direct_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
     a.res = d->res ? d->res + (n * p->K1 + ob) * plane + pix * VN_C0 : NULL;
     a.res_bstride = plane;
     a.epi = p->epi;
+    a.w_cold = cold;
     if (d->bf16)
         d->t->direct_row_bf16(&a);
     else
@@ -298,12 +307,17 @@ static void conv_kernel(vn_core *core, const void *args)
     vn_position pos = d->bf16 && d->flat ? VN_B1 : VN_VECCALC;
     if (d->pad_w > 0 || (d->bf16 && d->flat))
         rc.buf = vn_ptr(void, vn_buf_new(core, pos, d->buf_elems, d->bf16 ? VN_U16 : VN_F32));
+    int64_t held = -1; /* the weights the previous tile read */
     for (int64_t t = begin; t < end; t++) {
         vn_set_loop(core, t);
-        if (dw)
+        if (dw) {
             dw_tile(core, d, t);
-        else
-            direct_tile(core, d, t, rc.buf ? &rc : NULL);
+            continue;
+        }
+        /* rows_outer weights are small and stay in L2 after the first pass */
+        int64_t w = tile_weights(d, t);
+        direct_tile(core, d, t, rc.buf ? &rc : NULL, w != held && (held < 0 || !d->rows_outer));
+        held = w;
     }
 }
 

@@ -109,6 +109,7 @@ static void gemm_kernel(vn_core *core, const void *args)
         a.IW = a.OW = cols;
         a.y = w->m + ((pt * p->K1 + ob) * w->NT + col0) * VN_C0;
         a.y_bstride = w->NT * VN_C0;
+        a.w_cold = t == begin || chunk == 0; /* a slab serves its chunks in turn */
         if (p->bf16) {
             a.x16 = bf16_chunk(w, pt, col0, cols, buf, &held);
             a.x_bstride = CHUNK * VN_C0;
