@@ -52,6 +52,7 @@ static inline __attribute__((always_inline)) void bf16_block(const vn_conv_row_a
             for (int64_t kw = 0; kw < a->KW; kw++) {
                 const uint16_t *xp = xb + (row + ow0 * sw + kw * a->dw) * VN_C0;
                 const uint16_t *wp = wb + (kh * a->KW + kw) * VN_C0 * VN_C0;
+                if (a->w_cold) prefetch_weights(wp, a->w_bstride * 2, ncb, taps, VN_C0 * VN_C0 * 2);
                 for (int64_t cp = 0; cp < pairs; cp++) {
                     __m512bh w[NCB_MAX];
 #pragma GCC unroll 2
@@ -111,8 +112,10 @@ static void direct_row_bf16(const vn_conv_row_args *a)
     int64_t kh_lo, kh_hi;
     tap_range(a->ih0, a->KH, a->dh, a->IH, &kh_lo, &kh_hi);
     const bf16_block_fn *fns = bf16_blocks[a->sw == 1][a->ncb - 1];
+    vn_conv_row_args args = *a; /* the first block warms the weights for the others */
     for (int64_t ow = 0; ow < a->OW; ow += OWB_MAX) {
         int64_t n = a->OW - ow < OWB_MAX ? a->OW - ow : OWB_MAX;
-        fns[n - 1](a, ow, kh_lo, kh_hi);
+        fns[n - 1](&args, ow, kh_lo, kh_hi);
+        args.w_cold = false;
     }
 }

@@ -79,7 +79,7 @@ typedef struct vn_conv_row_args {
     int64_t res_bstride;
     vn_conv_epi epi;
     /* The weights are not in cache yet (their first use in this block):
-     * the f32 kernel prefetches them a few KiB ahead of its FMAs. A cold
+     * the kernels prefetch them a few KiB ahead of their FMAs. A cold
      * slab is a fresh stream per output block, split at every 4 KiB page,
      * which the hardware prefetchers restart at: in a model (weights come
      * from DRAM) a Winograd or 7 x 7 layer took about twice its warm time. */

@@ -109,7 +109,8 @@ static void gemm_kernel(vn_core *core, const void *args)
         a.IW = a.OW = cols;
         a.y = w->m + ((pt * p->K1 + ob) * w->NT + col0) * VN_C0;
         a.y_bstride = w->NT * VN_C0;
-        a.w_cold = t == begin || chunk == 0; /* a slab serves its chunks in turn */
+        /* f32: a slab serves its chunks in turn; bf16 (chunks outer) rereads it a round later */
+        a.w_cold = p->bf16 || t == begin || chunk == 0;
         if (p->bf16) {
             a.x16 = bf16_chunk(w, pt, col0, cols, buf, &held);
             a.x_bstride = CHUNK * VN_C0;
