@@ -441,6 +441,21 @@ void vn_layernorm_rows_(vn_core *core, vn_local dst, vn_local src, vn_local gamm
                         int64_t rows, int64_t n, int64_t row_pitch, double eps, vn_norm_mode mode,
                         vn_site site);
 
+/* vn_layernorm_rows on rows that stay in global memory (element dst_off /
+ * src_off on, row_pitch apart; dst == src or disjoint): the kernel reads and
+ * writes them in place instead of through VECIN / VECOUT, the way the conv
+ * kernels read their inputs. Rows queued with vn_prefetch stream in during the
+ * passes; a dst with the VN_CACHE_STREAM hint gets non-temporal stores.
+ * Counts bytes_in / bytes_out as the copies would. Checked mode validates
+ * both extents against their tensors and gamma / beta as vn_layernorm_rows. */
+#define vn_layernorm_rows_gm(core, dst, dst_off, src, src_off, gamma, beta, rows, n, row_pitch,    \
+                             eps, mode)                                                            \
+    vn_layernorm_rows_gm_(core, dst, dst_off, src, src_off, gamma, beta, rows, n, row_pitch, eps,  \
+                          mode, VN_HERE)
+void vn_layernorm_rows_gm_(vn_core *core, vn_gm dst, int64_t dst_off, vn_gm src, int64_t src_off,
+                           vn_local gamma, vn_local beta, int64_t rows, int64_t n,
+                           int64_t row_pitch, double eps, vn_norm_mode mode, vn_site site);
+
 /* Softmax (log_softmax false) or LogSoftmax of each row, numerically stable:
  *   pass 1: m = max(x);
  *   pass 2: e = exp(x - m), s = sum(e) (f32 Softmax keeps e in dst);

@@ -29,9 +29,8 @@ static int64_t round_up_block(int64_t bytes)
     return (bytes + BLOCK - 1) / BLOCK * BLOCK;
 }
 
-/* Checked mode: bytes [off, off + bytes) lie inside global tensor g. */
-static void check_gm(vn_core *core, vn_gm g, int64_t off, int64_t bytes, const char *what,
-                     const char *call, vn_site site)
+void vn_check_gm(vn_core *core, vn_gm g, int64_t off, int64_t bytes, const char *what,
+                 const char *call, vn_site site)
 {
     int64_t size = (int64_t)vn_dtype_size(g.dtype);
     if (!g.data || size == 0 || g.len < 0)
@@ -76,7 +75,7 @@ void vn_copy_in_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, int64_
     if (core->checked) {
         check_dtypes(core, src, dst, "vn_copy_in", site);
         check_contiguous(core, src, count, "vn_copy_in", "vn_copy_in_pad", site);
-        check_gm(core, src, src_off * size, count * size, "reads", "vn_copy_in", site);
+        vn_check_gm(core, src, src_off * size, count * size, "reads", "vn_copy_in", site);
         vn_check_write(core, dst, 0, bytes, "vn_copy_in", site);
     }
     if (bytes <= 0) return;
@@ -99,7 +98,7 @@ void vn_copy_out_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, int64
     if (core->checked) {
         check_dtypes(core, dst, src, "vn_copy_out", site);
         check_contiguous(core, dst, count, "vn_copy_out", "vn_copy_out_pad", site);
-        check_gm(core, dst, dst_off * size, count * size, "writes", "vn_copy_out", site);
+        vn_check_gm(core, dst, dst_off * size, count * size, "writes", "vn_copy_out", site);
         vn_check_read(core, src, 0, bytes, "vn_copy_out", site);
     }
     if (bytes <= 0) return;
@@ -121,7 +120,7 @@ void vn_prefetch_(vn_core *core, vn_gm src, int64_t src_off, int64_t count, vn_s
     int64_t size = (int64_t)vn_dtype_size(src.dtype);
     if (core->checked) {
         if (count < 0) vn_core_fail(core, site, "vn_prefetch", "count %lld < 0", (long long)count);
-        check_gm(core, src, src_off * size, count * size, "prefetches", "vn_prefetch", site);
+        vn_check_gm(core, src, src_off * size, count * size, "prefetches", "vn_prefetch", site);
     }
     if (count > 0)
         vn_prefetch_queue((const char *)src.data + src_off * size, (size_t)(count * size));
@@ -147,8 +146,8 @@ void vn_copy_in_strided_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off
     if (core->checked) {
         check_params(core, p, call, site);
         check_dtypes(core, src, dst, call, site);
-        check_gm(core, src, src_off * size, (p.block_count - 1) * gm_step + len, "reads", call,
-                 site);
+        vn_check_gm(core, src, src_off * size, (p.block_count - 1) * gm_step + len, "reads", call,
+                    site);
         for (int64_t i = 0; i < p.block_count; i++)
             vn_check_write(core, dst, i * local_step, len, call, site);
     }
@@ -172,8 +171,8 @@ void vn_copy_out_strided_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local sr
     if (core->checked) {
         check_params(core, p, call, site);
         check_dtypes(core, dst, src, call, site);
-        check_gm(core, dst, dst_off * size, (p.block_count - 1) * gm_step + len, "writes", call,
-                 site);
+        vn_check_gm(core, dst, dst_off * size, (p.block_count - 1) * gm_step + len, "writes", call,
+                    site);
         for (int64_t i = 0; i < p.block_count; i++)
             vn_check_read(core, src, i * local_step, len, call, site);
     }
@@ -273,8 +272,8 @@ void vn_copy_in_pad_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, vn
     if (core->checked) {
         check_dtypes(core, src, dst, call, site);
         check_pad_params(core, p, size, pad, call, site);
-        check_gm(core, src, src_off * size, (p.block_count - 1) * gm_step + p.block_len, "reads",
-                 call, site);
+        vn_check_gm(core, src, src_off * size, (p.block_count - 1) * gm_step + p.block_len, "reads",
+                    call, site);
         for (int64_t i = 0; i < p.block_count; i++)
             vn_check_write(core, dst, i * local_step, row, call, site);
     }
@@ -303,8 +302,8 @@ void vn_copy_out_pad_(vn_core *core, vn_gm dst, int64_t dst_off, vn_local src, v
         vn_pad none = {0};
         check_dtypes(core, dst, src, call, site);
         check_pad_params(core, p, size, none, call, site);
-        check_gm(core, dst, dst_off * size, (p.block_count - 1) * gm_step + p.block_len, "writes",
-                 call, site);
+        vn_check_gm(core, dst, dst_off * size, (p.block_count - 1) * gm_step + p.block_len,
+                    "writes", call, site);
         for (int64_t i = 0; i < p.block_count; i++)
             vn_check_read(core, src, i * local_step, p.block_len, call, site);
     }

@@ -96,6 +96,10 @@ int vn_core_arena_of(const vn_core *core, const void *p);
 /* Checked-mode validation of an access to `bytes` bytes at byte `offset` of
  * local `t` by `call`: inside the tensor's extent; for reads, every byte was
  * written. Writes mark the bytes written. Call only when core->checked. */
+/* Checked mode: bytes [off, off + bytes) lie inside global tensor g (copy.c);
+ * `what` is "reads", "writes", ... for the message. */
+void vn_check_gm(vn_core *core, vn_gm g, int64_t off, int64_t bytes, const char *what,
+                 const char *call, vn_site site);
 void vn_check_read(vn_core *core, vn_local t, int64_t offset, int64_t bytes, const char *call,
                    vn_site site);
 void vn_check_write(vn_core *core, vn_local t, int64_t offset, int64_t bytes, const char *call,

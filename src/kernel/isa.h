@@ -31,6 +31,8 @@ typedef struct vn_rows_io {
     const void *src;
     vn_dtype dtype;
     int64_t rows, n, pitch;
+    bool stream; /* dst is a global tensor past the caches: non-temporal stores where the ISA has
+                    them */
 } vn_rows_io;
 /* gamma (beta, or NULL) hold n f32. */
 typedef void (*vn_f32_norm_rows_fn)(const vn_rows_io *io, const float *gamma, const float *beta,
@@ -55,6 +57,8 @@ typedef struct vn_isa_table {
  * tile streams in while this one is computed, a few lines at a time (a burst
  * would hold the line-fill buffers and stall the compute). */
 void vn_prefetch_issue(int64_t lines);
+/* The same into L1, for row instructions reading the next rows in place. */
+void vn_prefetch_issue_l1(int64_t lines);
 /* Queue `rows` rows of row_bytes, `stride` bytes apart (vn_prefetch_mat). */
 void vn_prefetch_queue_rows(const void *src, size_t row_bytes, int64_t rows, ptrdiff_t stride);
 /* Up to max_lines queued lines that are contiguous from *p, newest range

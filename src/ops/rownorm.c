@@ -95,12 +95,12 @@ static void carve(vn_core *c, const vn_rownorm_plan *p, rownorm_block *b)
 {
     int64_t w = vn_ops_row_width(p->C, p->dtype), tile = p->R * w;
     b->qin = b->qout = NULL;
-    if (p->dtype != VN_F32) {
+    b->work = (vn_local){0};
+    if (p->dtype != VN_F32) { /* 16-bit rows, and gamma / beta cast on their way in */
         b->qin = vn_queue_new(c, VN_VECIN, 2, tile, p->dtype);
         b->qout = vn_queue_new(c, VN_VECOUT, 2, tile, p->dtype);
     }
-    b->work = (vn_local){0};
-    if (work_cost(p->dtype, p->cpr > 1)) b->work = vn_buf_new(c, VN_VECCALC, tile, VN_F32);
+    if (p->cpr > 1) b->work = vn_buf_new(c, VN_VECCALC, tile, VN_F32);
     b->tmp = vn_buf_new(c, VN_VECCALC, w, VN_F32);
     b->gamma = vn_buf_new(c, VN_VECCALC, w, VN_F32);
     b->beta = vn_buf_new(c, VN_VECCALC, w, VN_F32);
@@ -185,38 +185,20 @@ static void load_params(vn_core *c, const rownorm_args *a, const rownorm_block *
     if (a->p->has_bias) vn_ops_load_f32(c, b->qin, b->beta, a->bias, col0, 1, ncols, ncols);
 }
 
-/* Resident tile: one fused vn_layernorm_rows over the rows in scratch (the
- * passes run per row while it sits in L1): in place in work (f32), or from
- * the VECIN buffer straight into the VECOUT buffer (16-bit rows: the row
- * instruction converts in registers, so no f32 copy of the tile is made). */
+/* Resident tile: one fused row instruction on the rows where they lie in
+ * global memory (vn_layernorm_rows_gm: the passes run per row while it sits
+ * in L1; staging it through VECIN / VECOUT cost half the bandwidth on one
+ * core). The next tile's rows are queued so they stream in meanwhile. */
 static void resident_tile(vn_core *c, const rownorm_args *a, const rownorm_block *b, int64_t row0,
                           int64_t nrows, bool more)
 {
-    /* The next tile's rows are fetched while this one is computed. */
-    int64_t next_rows = more ? vn_ops_min(a->p->R, a->p->rows - row0 - nrows) : 0;
     const vn_rownorm_plan *p = a->p;
-    int64_t h = p->H, w = vn_ops_row_width(h, p->dtype);
+    int64_t h = p->H, next_rows = more ? vn_ops_min(p->R, p->rows - row0 - nrows) : 0;
     vn_norm_mode mode = p->mode == VN_ROWNORM_LAYER ? VN_NORM_LAYER : VN_NORM_RMS;
     vn_local beta = p->has_bias ? b->beta : (vn_local){0};
-    if (!b->qin) {
-        vn_ops_load_rows(c, b->work, a->x, row0 * h, nrows, h, h);
-        if (more) vn_prefetch(c, a->x, (row0 + nrows) * h, next_rows * h);
-        vn_layernorm_rows(c, b->work, b->work, b->gamma, beta, nrows, h, w, p->eps, mode);
-        vn_ops_store_rows(c, a->y, row0 * h, b->work, nrows, h, h);
-        return;
-    }
-    vn_local x = vn_alloc(c, b->qin);
-    vn_ops_load_rows(c, x, a->x, row0 * h, nrows, h, h);
-    vn_enque(c, b->qin, x);
     if (more) vn_prefetch(c, a->x, (row0 + nrows) * h, next_rows * h);
-    x = vn_deque(c, b->qin);
-    vn_local y = vn_alloc(c, b->qout);
-    vn_layernorm_rows(c, y, x, b->gamma, beta, nrows, h, w, p->eps, mode);
-    vn_free(c, b->qin, x);
-    vn_enque(c, b->qout, y);
-    y = vn_deque(c, b->qout);
-    vn_ops_store_rows(c, a->y, row0 * h, y, nrows, h, h);
-    vn_free(c, b->qout, y);
+    vn_layernorm_rows_gm(c, a->y, row0 * h, a->x, row0 * h, b->gamma, beta, nrows, h, h, p->eps,
+                         mode);
 }
 
 /* One row too long for scratch: each pass streams its chunks again. */
