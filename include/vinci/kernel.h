@@ -465,6 +465,16 @@ void vn_layernorm_rows_gm_(vn_core *core, vn_gm dst, int64_t dst_off, vn_gm src,
     vn_softmax_rows_(core, dst, src, rows, n, row_pitch, log_softmax, VN_HERE)
 void vn_softmax_rows_(vn_core *core, vn_local dst, vn_local src, int64_t rows, int64_t n,
                       int64_t row_pitch, bool log_softmax, vn_site site);
+/* vn_softmax_rows on rows in place in global memory, as vn_layernorm_rows_gm;
+ * `scratch` (f32, at least n elements, any position) holds an f32 Softmax
+ * row's exponentials so dst is written once. */
+#define vn_softmax_rows_gm(core, dst, dst_off, src, src_off, scratch, rows, n, row_pitch,          \
+                           log_softmax)                                                            \
+    vn_softmax_rows_gm_(core, dst, dst_off, src, src_off, scratch, rows, n, row_pitch, log_softmax, \
+                        VN_HERE)
+void vn_softmax_rows_gm_(vn_core *core, vn_gm dst, int64_t dst_off, vn_gm src, int64_t src_off,
+                         vn_local scratch, int64_t rows, int64_t n, int64_t row_pitch,
+                         bool log_softmax, vn_site site);
 
 /* ---- cube instructions ([C]) ------------------------------------------------ *
  *

@@ -33,6 +33,10 @@ typedef struct vn_rows_io {
     int64_t rows, n, pitch;
     bool stream; /* dst is a global tensor past the caches: non-temporal stores where the ISA has
                     them */
+    /* Softmax f32 rows read in place from global memory (vn_softmax_rows_gm):
+     * the exponentials go to this scratch row of n floats instead of dst, and
+     * the next rows are prefetched into L1. NULL: kept in dst. */
+    float *scratch;
 } vn_rows_io;
 /* gamma (beta, or NULL) hold n f32. */
 typedef void (*vn_f32_norm_rows_fn)(const vn_rows_io *io, const float *gamma, const float *beta,

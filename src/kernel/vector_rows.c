@@ -64,9 +64,17 @@ void vn_layernorm_rows_(vn_core *core, vn_local dst, vn_local src, vn_local gamm
         if (beta.data) rows_check_param(core, beta, n, "beta", call_norm, site);
     }
     if (rows <= 0 || n <= 0) return;
-    vn_rows_io io = {dst.data, src.data, src.dtype, rows, n, row_pitch, false};
+    vn_rows_io io = {dst.data, src.data, src.dtype, rows, n, row_pitch, false, NULL};
     vn_isa_table_get()->norm_rows(&io, gamma.data, beta.data, eps, mode);
     core->counters.vector_elem_ops += rows * n * (mode == VN_NORM_LAYER ? 3 : 2);
+}
+
+/* Checked mode: rows x n elements row_pitch apart from element off of g. */
+static void rows_check_gm(vn_core *core, vn_gm g, int64_t off, int64_t rows, int64_t n,
+                          int64_t pitch, const char *what, const char *call, vn_site site)
+{
+    int64_t size = (int64_t)vn_dtype_size(g.dtype), span = rows > 0 ? (rows - 1) * pitch + n : 0;
+    vn_check_gm(core, g, off * size, span * size, what, call, site);
 }
 
 /* The rows in place in global memory: no VECIN / VECOUT copies (they cost
@@ -92,9 +100,8 @@ void vn_layernorm_rows_gm_(vn_core *core, vn_gm dst, int64_t dst_off, vn_gm src,
             vn_core_fail(core, site, call,
                          "bad shape: rows %lld, n %lld, row_pitch %lld (need >= n)",
                          (long long)rows, (long long)n, (long long)row_pitch);
-        int64_t size = (int64_t)vn_dtype_size(d), span = rows > 0 ? (rows - 1) * row_pitch + n : 0;
-        vn_check_gm(core, src, src_off * size, span * size, "reads", call, site);
-        vn_check_gm(core, dst, dst_off * size, span * size, "writes", call, site);
+        rows_check_gm(core, src, src_off, rows, n, row_pitch, "reads", call, site);
+        rows_check_gm(core, dst, dst_off, rows, n, row_pitch, "writes", call, site);
         rows_check_param(core, gamma, n, "gamma", call, site);
         if (beta.data) rows_check_param(core, beta, n, "beta", call, site);
     }
@@ -107,10 +114,54 @@ void vn_layernorm_rows_gm_(vn_core *core, vn_gm dst, int64_t dst_off, vn_gm src,
                      rows,
                      n,
                      row_pitch,
-                     stream};
+                     stream,
+                     NULL};
     vn_isa_table_get()->norm_rows(&io, gamma.data, beta.data, eps, mode);
     core->xfer_streamed |= stream; /* the block end fences the non-temporal stores */
     core->counters.vector_elem_ops += rows * n * (mode == VN_NORM_LAYER ? 3 : 2);
+    core->counters.bytes_in += rows * n * (int64_t)size;
+    core->counters.bytes_out += rows * n * (int64_t)size;
+}
+
+/* vn_softmax_rows on rows in place in global memory (as vn_layernorm_rows_gm):
+ * f32 Softmax keeps its exponentials in `scratch` (f32, n elements), so dst is
+ * written once. */
+void vn_softmax_rows_gm_(vn_core *core, vn_gm dst, int64_t dst_off, vn_gm src, int64_t src_off,
+                         vn_local scratch, int64_t rows, int64_t n, int64_t row_pitch,
+                         bool log_softmax, vn_site site)
+{
+    const char *call = "vn_softmax_rows_gm";
+    vn_xfer_sync(core);
+    vn_dtype d = src.dtype;
+    if ((d != VN_F32 && d != VN_F16 && d != VN_BF16) || dst.dtype != d)
+        vn_core_fail(core, site, call, "dst %s, src %s: both must be f32, f16 or bf16 (the same)",
+                     vn_dtype_name(dst.dtype), vn_dtype_name(d));
+    if (scratch.dtype != VN_F32)
+        vn_core_fail(core, site, call, "scratch is %s, not f32", vn_dtype_name(scratch.dtype));
+    if (core->checked) {
+        if (rows < 0 || n < 0 || row_pitch < n)
+            vn_core_fail(core, site, call,
+                         "bad shape: rows %lld, n %lld, row_pitch %lld (need >= n)",
+                         (long long)rows, (long long)n, (long long)row_pitch);
+        rows_check_gm(core, src, src_off, rows, n, row_pitch, "reads", call, site);
+        rows_check_gm(core, dst, dst_off, rows, n, row_pitch, "writes", call, site);
+        vn_vec_check_operand(core, scratch, VN_F32, "scratch", call, site);
+        vn_check_write(core, scratch, 0, n * 4, call, site);
+    }
+    if (rows <= 0 || n <= 0) return;
+    size_t size = vn_dtype_size(d);
+    bool stream = dst.hint == VN_CACHE_STREAM;
+    vn_rows_io io = {(char *)dst.data + (size_t)dst_off * size,
+                     (const char *)src.data + (size_t)src_off * size,
+                     d,
+                     rows,
+                     n,
+                     row_pitch,
+                     stream,
+                     scratch.data};
+    vn_isa_table_get()->softmax_rows(&io, log_softmax);
+    core->xfer_streamed |= stream;
+    core->counters.vector_elem_ops += rows * n * 3;
     core->counters.bytes_in += rows * n * (int64_t)size;
     core->counters.bytes_out += rows * n * (int64_t)size;
 }
@@ -122,7 +173,7 @@ void vn_softmax_rows_(vn_core *core, vn_local dst, vn_local src, int64_t rows, i
     rows_check_dtypes(core, dst, src, call_softmax, site);
     if (core->checked) rows_check_extent(core, dst, src, rows, n, row_pitch, call_softmax, site);
     if (rows <= 0 || n <= 0) return;
-    vn_rows_io io = {dst.data, src.data, src.dtype, rows, n, row_pitch, false};
+    vn_rows_io io = {dst.data, src.data, src.dtype, rows, n, row_pitch, false, NULL};
     vn_isa_table_get()->softmax_rows(&io, log_softmax);
     core->counters.vector_elem_ops += rows * n * 3;
 }

@@ -206,6 +206,15 @@ static void softmax_tile(vn_core *c, const softmax_args *a, const softmax_block 
     const vn_softmax_plan *p = a->p;
     chunk first = chunk_of(p, t, 0);
     start_tile(c, p, b, &first);
+    if (p->nchunks == 1 && !p->columns && p->dtype == VN_F32) {
+        /* resident f32 rows in place in global memory (staging them through
+         * VECIN / VECOUT cost half the bandwidth on one core); work is the
+         * exponentials' scratch row */
+        if (more) prefetch_rows(c, a, t + 1);
+        vn_softmax_rows_gm(c, a->y, first.off, a->x, first.off, b->work, first.nrows, first.ncols,
+                           first.pitch, p->log);
+        return;
+    }
     if (p->nchunks == 1 && !p->columns) { /* resident rows: one fused instruction */
         load(c, a, b, &first);
         if (more) prefetch_rows(c, a, t + 1);

@@ -221,12 +221,20 @@ typedef struct gm_rows {
     const rows_case *k;
     vn_gm x, y, gamma;
     int64_t extra_rows; /* > 0: ask for rows past the tensors (the checked error) */
+    bool softmax;
 } gm_rows;
 
 static void gm_norm_kernel(vn_core *c, const void *p)
 {
     const gm_rows *g = p;
     const rows_case *k = g->k;
+    if (g->softmax) {
+        vn_local scratch = vn_buf_new(c, VN_VECCALC, MAX_N, VN_F32);
+        bad_line = __LINE__ + 1;
+        vn_softmax_rows_gm(c, g->y, 0, g->x, 0, scratch, k->rows + g->extra_rows, k->n, k->pitch,
+                           k->log_softmax);
+        return;
+    }
     vn_local gamma = vn_buf_new(c, VN_VECCALC, MAX_N, VN_F32);
     vn_copy_pad_params one_row = {1, (uint32_t)(k->n * 4), 0, 0};
     vn_pad no_pad = {0};
@@ -237,46 +245,57 @@ static void gm_norm_kernel(vn_core *c, const void *p)
                          k->pitch, k->eps, k->mode);
 }
 
-/* f32 and f16 rows straight from global memory, with cached and streamed
- * (non-temporal) stores, against the reference; padding never written. */
-static void test_layernorm_rows_gm(void)
+/* f32 and f16 rows straight from global memory (LayerNorm, Softmax and
+ * LogSoftmax), with cached and streamed (non-temporal) stores, against the
+ * reference; padding never written; rows past the tensors named. */
+static void test_rows_gm(void)
 {
     static double ref[MAX_N];
     const vn_dtype dts[] = {VN_F32, VN_F16};
-    for (int d = 0; d < 2; d++)
-        for (int stream = 0; stream < 2; stream++) {
-            rows_case k = {dts[d], 3, 4100, MAX_N, false, false, false, VN_NORM_LAYER, 1e-5, 0};
-            vt_rng r = {(uint64_t)(77 + d * 2 + stream)};
-            fill_inputs(&k, &r);
-            int64_t total = k.rows * k.pitch;
-            void *src = k.dtype == VN_F32 ? (void *)x_f : (void *)x_h;
-            void *dst = k.dtype == VN_F32 ? (void *)y_f : (void *)y_h;
-            gm_rows g = {&k, vn_gm_make(src, k.dtype, total), vn_gm_make(dst, k.dtype, total),
-                         vn_gm_make(g_f, VN_F32, k.n), 0};
-            if (stream) g.y.hint = VN_CACHE_STREAM;
-            for (int checked = 0; checked < 2; checked++) {
-                vn_launch_desc ld = {gm_norm_kernel, "gm_norm", 1, &g, checked};
-                VT_OK(vn_launch(vt_dev(), &ld, NULL));
+    for (int op = 0; op < 3; op++) /* LayerNorm, Softmax, LogSoftmax */
+        for (int d = 0; d < 2; d++)
+            for (int stream = 0; stream < 2; stream++) {
+                rows_case k = {dts[d], 3,       4100,          MAX_N, false,
+                               false,  op == 2, VN_NORM_LAYER, 1e-5,  0};
+                vt_rng r = {(uint64_t)(77 + d * 2 + stream)};
+                fill_inputs(&k, &r);
+                int64_t total = k.rows * k.pitch;
+                void *src = k.dtype == VN_F32 ? (void *)x_f : (void *)x_h;
+                void *dst = k.dtype == VN_F32 ? (void *)y_f : (void *)y_h;
+                gm_rows g = {&k,
+                             vn_gm_make(src, k.dtype, total),
+                             vn_gm_make(dst, k.dtype, total),
+                             vn_gm_make(g_f, VN_F32, k.n),
+                             0,
+                             op > 0};
+                if (stream) g.y.hint = VN_CACHE_STREAM;
+                for (int checked = 0; checked < 2; checked++) {
+                    vn_launch_desc ld = {gm_norm_kernel, "gm_norm", 1, &g, checked};
+                    VT_OK(vn_launch(vt_dev(), &ld, NULL));
+                }
+                double worst = 0.0;
+                for (int64_t row = 0; row < k.rows; row++) {
+                    if (op)
+                        ref_softmax(&k, x_f + row * k.pitch, ref);
+                    else
+                        ref_norm(&k, x_f + row * k.pitch, ref);
+                    double e = row_error(&k, dst, row * k.pitch, ref, op > 0);
+                    worst = e > worst ? e : worst;
+                    for (int64_t i = k.n; i < k.pitch; i++)
+                        VT_CHECK(vt_get(k.dtype, dst, row * k.pitch + i) == SENTINEL,
+                                 "padding element %lld of row %lld written", (long long)i,
+                                 (long long)row);
+                }
+                VT_CHECK(worst <= 1.0, "in place op %d %s stream %d: error %.3g of the bound", op,
+                         vn_dtype_name(k.dtype), stream, worst);
+                /* a fourth row lies past both tensors: named, in checked mode */
+                g.extra_rows = 1;
+                vn_launch_desc ld = {gm_norm_kernel, "gm_norm", 1, &g, 1};
+                vn_status st = vn_launch(vt_dev(), &ld, NULL);
+                VT_FAILS_AT(st, op ? "vn_softmax_rows_gm" : "vn_layernorm_rows_gm",
+                            "test_vector_rows.c", bad_line);
+                VT_CONTAINS(vn_last_error(), "out of bounds");
             }
-            double worst = 0.0;
-            for (int64_t row = 0; row < k.rows; row++) {
-                ref_norm(&k, x_f + row * k.pitch, ref);
-                double e = row_error(&k, dst, row * k.pitch, ref, false);
-                worst = e > worst ? e : worst;
-                for (int64_t i = k.n; i < k.pitch; i++)
-                    VT_CHECK(vt_get(k.dtype, dst, row * k.pitch + i) == SENTINEL,
-                             "padding element %lld of row %lld written", (long long)i,
-                             (long long)row);
-            }
-            VT_CHECK(worst <= 1.0, "in place %s stream %d: error %.3g of the bound",
-                     vn_dtype_name(k.dtype), stream, worst);
-            /* a fourth row lies past both tensors: named, in checked mode */
-            g.extra_rows = 1;
-            vn_launch_desc ld = {gm_norm_kernel, "gm_norm", 1, &g, 1};
-            vn_status st = vn_launch(vt_dev(), &ld, NULL);
-            VT_FAILS_AT(st, "vn_layernorm_rows_gm", "test_vector_rows.c", bad_line);
-            VT_CONTAINS(vn_last_error(), "out of bounds");
-        }
 }
 
 /* ---- checked mode errors ----------------------------------------------------- */
@@ -342,7 +361,7 @@ int main(void)
 {
     VT_RUN(test_layernorm_rows);
     VT_RUN(test_layernorm_offset);
-    VT_RUN(test_layernorm_rows_gm);
+    VT_RUN(test_rows_gm);
     VT_RUN(test_softmax_rows);
     VT_RUN(test_softmax_nan);
     VT_RUN(test_checked_errors);
