@@ -22,8 +22,8 @@
  * copy. An NCHW input of one channel block (x_plain: a stem fed straight
  * from the model's input) is read in place by the kernels' plain variant
  * (conv_kernel.inc), instead of a whole-tensor reorder into a 16/C times
- * larger input; with column padding, its rows are copied padded (one float
- * per pixel, channel by channel).
+ * larger input; its rows are copied (zero-padded where needed, one float
+ * per pixel, channel by channel) when the copy fits UB.
  *
  * Invariant kept for the output: lanes past K of the last output block are
  * zero after the epilogue (activations such as HardSigmoid or Sigmoid map the
@@ -369,10 +369,13 @@ bool vn_conv_bf16_fits(const vn_conv_plan *p)
 /* Column padding goes through zero-padded row copies in UB when there is
  * any (so border columns run in full register blocks) and the copies fit;
  * bf16 copies (and converts) every input, a flat one chunk by chunk into L1
- * (vn_conv_bf16_fits checked that they fit); a plain input with column
- * padding gets copies of its C channels' rows ([C][KH][width] floats, so
- * its border columns run in full blocks too: in-model MobileNetV2 stem 0.29
- * -> 0.18 ms, ResNet-50's 7x7 1.38 -> 1.16 ms), else it is read in place. */
+ * (vn_conv_bf16_fits checked that they fit); a plain input's rows are
+ * copied per channel, zero-padded where needed ([C][KH][width] floats): its
+ * border columns run in full blocks too (in-model MobileNetV2 stem 0.29 ->
+ * 0.18 ms, ResNet-50's 7x7 1.38 -> 1.16 ms), and the broadcasts read KH x C
+ * rows of one small buffer instead of C planes 200 KB apart (SqueezeNet's
+ * unpadded stem 0.34-0.45 -> 0.30-0.38 ms, noisy runs); in place only when
+ * the copy does not fit UB. */
 static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
 {
     const vn_conv_geom *g = &p->g;
@@ -383,7 +386,7 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
     }
     if (d->x_plain) {
         int64_t plain = g->C * g->KH * padded_width(g);
-        if (column_padded(g) && plain * es <= ub) d->pad_w = padded_width(g), d->buf_elems = plain;
+        if (plain * es <= ub) d->pad_w = padded_width(g), d->buf_elems = plain;
         return;
     }
     bool any = d->bf16 || (!d->flat && column_padded(g));
