@@ -162,7 +162,9 @@ static int run_threads(bench *b, int32_t threads)
 static int usage(void)
 {
     fprintf(stderr, "usage: vinci bench model.onnx|model.vnm [--threads N] [--iters N] "
-                    "[--input-shape name:d0,d1,...] " VN_CLI_MODEL_OPTS_USAGE "\n");
+                    "[--input-shape name:d0,d1,...] " VN_CLI_MODEL_OPTS_USAGE "\n"
+                    "  --threads N: N client threads, each running the model (throughput); the "
+                    "workers each run uses are VINCI_NUM_THREADS (default: the usable CPUs)\n");
     return 2;
 }
 
