@@ -54,33 +54,41 @@ CUBE_GENERIC_ENTRIES(12, 32)
 /* How many k steps ahead the f32 kernel prefetches B (8: 1 KiB). */
 #define UKR_PF_K 8
 
-#define UKR_F32(NAME, ROWS)                                                                        \
+/* One micro-kernel of height ROWS: A elements of type AT (KP per k group),
+ * B of type BT, C of CT with accumulators of kind ACC (PS: __m512, EPI:
+ * __m512i); STEP(ROWS) loads this k group's two B vectors (b0, b1) and
+ * updates every row. The three kinds differ only there. */
+#define UKR(NAME, ROWS, AT, BT, CT, KP, ACC, STEP)                                                 \
     static void NAME(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,         \
                      void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)                  \
     {                                                                                              \
-        const float *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;                     \
-        float *c = c_;                                                                             \
+        const AT *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda;                                 \
+        const BT *b = b_;                                                                          \
+        CT *c = c_;                                                                                \
         (void)a4, (void)a8;                                                                        \
-        ROWS(DECL_PS)                                                                              \
+        ROWS(DECL_##ACC)                                                                           \
         if (acc) {                                                                                 \
-            ROWS(LOAD_PS)                                                                          \
+            ROWS(LOAD_##ACC)                                                                       \
         } else {                                                                                   \
-            ROWS(ZERO_PS)                                                                          \
+            ROWS(ZERO_##ACC)                                                                       \
         }                                                                                          \
-        for (int64_t k = 0; k < kg; k++, a0++, a4++, a8++, b += ldb) {                             \
-            /* B streams from L2 (or a pre-packed B from memory): ask for it                       \
-             * UKR_PF_K steps ahead, past what the L1 next-line prefetch covers. */                \
-            _mm_prefetch((const char *)(b + ldb * UKR_PF_K), _MM_HINT_T0);                         \
-            _mm_prefetch((const char *)(b + ldb * UKR_PF_K + 16), _MM_HINT_T0);                    \
+        for (int64_t k = 0; k < kg; k++, a0 += KP, a4 += KP, a8 += KP, b += ldb) {                 \
             NEXT_TILE_PF(k);                                                                       \
-            __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);                          \
-            ROWS(FMA_ROW)                                                                          \
+            STEP(ROWS)                                                                             \
         }                                                                                          \
-        ROWS(STORE_PS)                                                                             \
+        ROWS(STORE_##ACC)                                                                          \
     }
-UKR_F32(ukr_f32_12x32, ROWS12)
-UKR_F32(ukr_f32_8x32, ROWS8)
-UKR_F32(ukr_f32_4x32, ROWS4)
+
+/* f32: B streams from L2 (or a pre-packed B from memory): ask for it
+ * UKR_PF_K steps ahead, past what the L1 next-line prefetch covers. */
+#define F32_STEP(ROWS)                                                                             \
+    _mm_prefetch((const char *)(b + ldb * UKR_PF_K), _MM_HINT_T0);                                 \
+    _mm_prefetch((const char *)(b + ldb * UKR_PF_K + 16), _MM_HINT_T0);                            \
+    __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);                                  \
+    ROWS(FMA_ROW)
+UKR(ukr_f32_12x32, ROWS12, float, float, float, 1, PS, F32_STEP)
+UKR(ukr_f32_8x32, ROWS8, float, float, float, 1, PS, F32_STEP)
+UKR(ukr_f32_4x32, ROWS4, float, float, float, 1, PS, F32_STEP)
 
 #define DP_ROW(r, x0, x1)                                                                          \
     {                                                                                              \
@@ -90,31 +98,13 @@ UKR_F32(ukr_f32_4x32, ROWS4)
         x0 = _mm512_dpbf16_ps(x0, ar, b0);                                                         \
         x1 = _mm512_dpbf16_ps(x1, ar, b1);                                                         \
     }
-
-#define UKR_BF16(NAME, ROWS)                                                                       \
-    static void NAME(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,         \
-                     void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)                  \
-    {                                                                                              \
-        const uint16_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda, *b = b_;                  \
-        float *c = c_;                                                                             \
-        (void)a4, (void)a8;                                                                        \
-        ROWS(DECL_PS)                                                                              \
-        if (acc) {                                                                                 \
-            ROWS(LOAD_PS)                                                                          \
-        } else {                                                                                   \
-            ROWS(ZERO_PS)                                                                          \
-        }                                                                                          \
-        for (int64_t k = 0; k < kg; k++, a0 += 2, a4 += 2, a8 += 2, b += ldb) {                    \
-            NEXT_TILE_PF(k);                                                                       \
-            __m512bh b0 = (__m512bh)_mm512_loadu_si512(b);                                         \
-            __m512bh b1 = (__m512bh)_mm512_loadu_si512(b + 32);                                    \
-            ROWS(DP_ROW)                                                                           \
-        }                                                                                          \
-        ROWS(STORE_PS)                                                                             \
-    }
-UKR_BF16(ukr_bf16_12x32, ROWS12)
-UKR_BF16(ukr_bf16_8x32, ROWS8)
-UKR_BF16(ukr_bf16_4x32, ROWS4)
+#define BF16_STEP(ROWS)                                                                            \
+    __m512bh b0 = (__m512bh)_mm512_loadu_si512(b);                                                 \
+    __m512bh b1 = (__m512bh)_mm512_loadu_si512(b + 32);                                            \
+    ROWS(DP_ROW)
+UKR(ukr_bf16_12x32, ROWS12, uint16_t, uint16_t, float, 2, PS, BF16_STEP)
+UKR(ukr_bf16_8x32, ROWS8, uint16_t, uint16_t, float, 2, PS, BF16_STEP)
+UKR(ukr_bf16_4x32, ROWS4, uint16_t, uint16_t, float, 2, PS, BF16_STEP)
 
 #define LOAD_EPI(r, x0, x1)                                                                        \
     x0 = _mm512_loadu_si512(c + ldc * r), x1 = _mm512_loadu_si512(c + ldc * r + 16);
@@ -129,26 +119,10 @@ UKR_BF16(ukr_bf16_4x32, ROWS4)
         x0 = _mm512_dpbusd_epi32(x0, ar, b0);                                                      \
         x1 = _mm512_dpbusd_epi32(x1, ar, b1);                                                      \
     }
-
-static void ukr_i8_12x32(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
-                         void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
-{
-    const uint8_t *a0 = a_, *a4 = a0 + 4 * lda, *a8 = a0 + 8 * lda;
-    const int8_t *b = b_;
-    int32_t *c = c_;
-    ROWS12(DECL_EPI)
-    if (acc) {
-        ROWS12(LOAD_EPI)
-    } else {
-        ROWS12(ZERO_EPI)
-    }
-    for (int64_t k = 0; k < kg; k++, a0 += 4, a4 += 4, a8 += 4, b += ldb) {
-        NEXT_TILE_PF(k);
-        __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
-        ROWS12(VNNI_ROW)
-    }
-    ROWS12(STORE_EPI)
-}
+#define I8_STEP(ROWS)                                                                              \
+    __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);                           \
+    ROWS(VNNI_ROW)
+UKR(ukr_i8_12x32, ROWS12, uint8_t, int8_t, int32_t, 4, EPI, I8_STEP)
 
 const vn_cube_table vn_cube_table_avx512 = {
     .isa = VN_ISA_AVX512,

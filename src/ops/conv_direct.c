@@ -224,25 +224,26 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
     *xa = x, *x_bstride = g->IH * g->IW * VN_C0, *row0 = *ih0 * g->IW, *rstride = g->dh * g->IW;
 }
 
-/* Which weights tile t reads: its (group, output block group) pair. */
-static int64_t tile_weights(const direct_args *d, int64_t t)
+/* A direct tile: image n, (group, output block group) pair -- which weights
+ * it reads -- and output row (or flat chunk) oh. */
+typedef struct tile_at {
+    int64_t n, pair, oh;
+} tile_at;
+
+static tile_at tile_of(const direct_args *d, int64_t t)
 {
-    if (d->rows_outer) return t % d->pairs;
-    return (t / d->rows) % (d->p->g.G * d->pairs);
+    if (d->rows_outer) /* G = 1 */
+        return (tile_at){t / (d->pairs * d->rows), t % d->pairs, (t / d->pairs) % d->rows};
+    int64_t rest = t / d->rows, pairs = d->p->g.G * d->pairs;
+    return (tile_at){rest / pairs, rest % pairs, t % d->rows};
 }
 
 /* cold: the block has not read this tile's weights yet (conv_kernels.h). */
-static void direct_tile(vn_core *core, const direct_args *d, int64_t t, row_copy *rc, bool cold)
+static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_copy *rc, bool cold)
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *g = &p->g;
-    int64_t oh = t % d->rows, rest = t / d->rows;
-    int64_t pair = rest % (g->G * d->pairs), n = rest / (g->G * d->pairs);
-    if (d->rows_outer) { /* G = 1 */
-        pair = t % d->pairs;
-        oh = (t / d->pairs) % d->rows;
-        n = t / (d->pairs * d->rows);
-    }
+    int64_t n = at.n, pair = at.pair, oh = at.oh;
     int64_t grp = pair / d->pairs, ob = grp * d->kg1 + (pair % d->pairs) * d->ncb_max;
     int64_t ncb = vn_ops_min(d->ncb_max, (grp + 1) * d->kg1 - ob);
     int64_t taps = g->KH * g->KW, plane = g->OH * g->OW * VN_C0;
@@ -333,9 +334,10 @@ static void conv_kernel(vn_core *core, const void *args)
             continue;
         }
         /* rows_outer weights are small and stay in L2 after the first pass */
-        int64_t w = tile_weights(d, t);
-        direct_tile(core, d, t, rc.buf ? &rc : NULL, w != held && (held < 0 || !d->rows_outer));
-        held = w;
+        tile_at at = tile_of(d, t);
+        direct_tile(core, d, at, rc.buf ? &rc : NULL,
+                    at.pair != held && (held < 0 || !d->rows_outer));
+        held = at.pair;
     }
 }
 
