@@ -85,7 +85,7 @@ static void packed_kernel(vn_core *core, const void *p)
     if (g->bug == 3) pb.data = (float *)pb.data + 1;
     for (int64_t k0 = 0; k0<g->k; k0 = g->k1> k0 ? g->k1 : g->k) {
         int64_t kl = (g->k1 > k0 ? g->k1 : g->k) - k0;
-        vn_mat am = vn_mat_make(g->a, k0, g->k, 1);
+        vn_mat am = vn_mat_make(g->a, k0, g->k, g->bug == 4 ? 2 : 1); /* 4: strided A columns */
         if (g->direct) {
             vn_cube_mmad_packed_direct(core, c, am, pb, g->K, g->m, k0, kl, n0, g->n, k0 == 0);
             continue;
@@ -168,6 +168,15 @@ static void test_mmad_packed_direct_bounds(void)
     VT_CONTAINS(vn_last_error(), "vn_cube_mmad_packed_direct");
     VT_CONTAINS(vn_last_error(), "out of bounds");
     VT_CONTAINS(vn_last_error(), "test_cube.c:");
+    /* A whose columns are not contiguous is not an L0A block: refused in any mode */
+    g.m = 12, g.a_rows = 32;
+    float A2[32 * 8 * 2] = {0};
+    B = calloc((size_t)(g.K * N), 4);
+    st = run_packed(4, C, A2, B, &g);
+    free(B);
+    VT_CHECK(st == VN_ERR_KERNEL, "strided A: status %s", vn_status_name(st));
+    VT_CONTAINS(vn_last_error(), "vn_cube_mmad_packed_direct");
+    VT_CONTAINS(vn_last_error(), "contiguous rows");
 }
 
 static void expect_packed_fail(int bug, const char *what)

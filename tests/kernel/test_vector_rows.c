@@ -222,6 +222,7 @@ typedef struct gm_rows {
     vn_gm x, y, gamma;
     int64_t extra_rows; /* > 0: ask for rows past the tensors (the checked error) */
     bool softmax;
+    bool bad_scratch; /* Softmax: an f16 scratch row (an error in every mode) */
 } gm_rows;
 
 static void gm_norm_kernel(vn_core *c, const void *p)
@@ -229,7 +230,7 @@ static void gm_norm_kernel(vn_core *c, const void *p)
     const gm_rows *g = p;
     const rows_case *k = g->k;
     if (g->softmax) {
-        vn_local scratch = vn_buf_new(c, VN_VECCALC, MAX_N, VN_F32);
+        vn_local scratch = vn_buf_new(c, VN_VECCALC, MAX_N, g->bad_scratch ? VN_F16 : VN_F32);
         bad_line = __LINE__ + 1;
         vn_softmax_rows_gm(c, g->y, 0, g->x, 0, scratch, k->rows + g->extra_rows, k->n, k->pitch,
                            k->log_softmax);
@@ -267,7 +268,8 @@ static void test_rows_gm(void)
                              vn_gm_make(dst, k.dtype, total),
                              vn_gm_make(g_f, VN_F32, k.n),
                              0,
-                             op > 0};
+                             op > 0,
+                             false};
                 if (stream) g.y.hint = VN_CACHE_STREAM;
                 for (int checked = 0; checked < 2; checked++) {
                     vn_launch_desc ld = {gm_norm_kernel, "gm_norm", 1, &g, checked};
@@ -295,6 +297,12 @@ static void test_rows_gm(void)
                 VT_FAILS_AT(st, op ? "vn_softmax_rows_gm" : "vn_layernorm_rows_gm",
                             "test_vector_rows.c", bad_line);
                 VT_CONTAINS(vn_last_error(), "out of bounds");
+                if (!op) continue;
+                g.extra_rows = 0, g.bad_scratch = true; /* refused in release mode too */
+                ld.checked = 0;
+                st = vn_launch(vt_dev(), &ld, NULL);
+                VT_FAILS_AT(st, "vn_softmax_rows_gm", "test_vector_rows.c", bad_line);
+                VT_CONTAINS(vn_last_error(), "scratch is f16, not f32");
             }
 }
 
