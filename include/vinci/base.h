@@ -84,7 +84,10 @@ size_t vn_dtype_size(vn_dtype dtype);
 const char *vn_dtype_name(vn_dtype dtype);
 /* Parses the names above. */
 vn_status vn_dtype_from_name(const char *name, vn_dtype *out);
-static inline bool vn_dtype_valid(vn_dtype d) { return (unsigned)d < VN_DTYPE_COUNT; }
+static inline bool vn_dtype_valid(vn_dtype d)
+{
+    return (unsigned)d < VN_DTYPE_COUNT;
+}
 
 /* Exact scalar conversions: round to nearest even; NaN stays NaN (quiet),
  * Inf stays Inf, subnormals are produced and read exactly. */
@@ -113,7 +116,9 @@ typedef struct vn_cpu_features {
     bool sse42, avx, avx2, fma, f16c;
     bool avx512f, avx512bw, avx512dq, avx512vl;
     bool avx512_vnni, avx512_bf16, avx512_fp16;
-    bool os_avx, os_avx512;        /* XGETBV says the OS saves the registers */
+    bool amx_tile, amx_bf16, amx_int8;     /* Advanced Matrix Extensions (tile registers) */
+    bool os_avx, os_avx512;                /* XGETBV says the OS saves the registers */
+    bool os_amx;                           /* ... and the tile configuration and data */
     int32_t l1d_bytes, l2_bytes, l3_bytes; /* per core / shared; 0 if unknown */
 } vn_cpu_features;
 

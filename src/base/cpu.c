@@ -68,10 +68,14 @@ static void detect_isa_features(vn_cpu_features *f)
     f->avx512_vnni = BIT(l7.c, 11);
     f->avx512_fp16 = BIT(l7.d, 23);
     f->avx512_bf16 = BIT(l7s1.a, 5);
+    f->amx_bf16 = BIT(l7.d, 22);
+    f->amx_tile = BIT(l7.d, 24);
+    f->amx_int8 = BIT(l7.d, 25);
     if (BIT(l1.c, 27)) { /* OSXSAVE: XGETBV is usable */
         uint64_t xcr0 = xgetbv0();
-        f->os_avx = (xcr0 & 0x6) == 0x6;      /* XMM + YMM */
-        f->os_avx512 = (xcr0 & 0xe6) == 0xe6; /* + opmask, ZMM_Hi256, Hi16_ZMM */
+        f->os_avx = (xcr0 & 0x6) == 0x6;         /* XMM + YMM */
+        f->os_avx512 = (xcr0 & 0xe6) == 0xe6;    /* + opmask, ZMM_Hi256, Hi16_ZMM */
+        f->os_amx = (xcr0 & 0x60000) == 0x60000; /* XTILECFG + XTILEDATA */
     }
 }
 

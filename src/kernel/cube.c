@@ -237,14 +237,15 @@ static void mmad_check(vn_core *core, vn_local c, vn_local a, vn_local b, int64_
 }
 
 /* The micro-kernel of a micro-panel with `rows` valid rows and the rows it
- * reads and writes (*height): MR, or 8 / 4 for a short last panel where the
- * table has those kernels. */
+ * reads and writes (*height): MR, or 16 / 8 / 4 for a short last panel where
+ * the table has those kernels. */
 static vn_ukr_fn panel_kernel(const vn_cube_table *t, int kind, int64_t rows, int64_t *height)
 {
     *height = t->shape[kind].mr;
     if (rows >= *height) return t->ukr[kind];
     if (rows <= 4 && t->ukr_le4[kind]) return *height = 4, t->ukr_le4[kind];
     if (rows <= 8 && t->ukr_le8[kind]) return *height = 8, t->ukr_le8[kind];
+    if (rows <= 16 && t->ukr_le16[kind]) return *height = 16, t->ukr_le16[kind];
     return t->ukr[kind];
 }
 

@@ -45,9 +45,10 @@ typedef struct vn_cube_table {
     vn_isa isa;
     vn_cube_shape shape[VN_CUBE_KIND_COUNT];
     vn_ukr_fn ukr[VN_CUBE_KIND_COUNT];
-    /* Kernels for a last micro-panel of at most 8 / 4 valid rows: the
-     * contract of ukr with MR = 8 / 4 (rows past them are left alone). NULL:
-     * the full kernel computes the padding rows too. */
+    /* Kernels for a last micro-panel of at most 16 / 8 / 4 valid rows: the
+     * contract of ukr with MR = 16 / 8 / 4 (rows past them are left alone).
+     * NULL: the full kernel computes the padding rows too. */
+    vn_ukr_fn ukr_le16[VN_CUBE_KIND_COUNT];
     vn_ukr_fn ukr_le8[VN_CUBE_KIND_COUNT], ukr_le4[VN_CUBE_KIND_COUNT];
     vn_gemv_fn gemv_rows;        /* B row-major (k x n, ldb); c overwritten */
     vn_pack_rows_fn pack_b_rows; /* the B packer of a row-major B */
@@ -58,6 +59,11 @@ const vn_cube_table *vn_cube_table_get(void);
 extern const vn_cube_table vn_cube_table_scalar;
 extern const vn_cube_table vn_cube_table_avx2;
 extern const vn_cube_table vn_cube_table_avx512;
+/* AMX (cube_amx.c): whether this CPU and OS let the process use the tiles
+ * (asks the OS for them; VINCI_AMX=0 says no), and the AVX-512 table with
+ * its bf16 and int8 rows on tiles (MR = 32, same packed B layouts). */
+bool vn_cube_amx_usable(void);
+vn_cube_table vn_cube_table_amx_from(const vn_cube_table *avx512);
 
 /* The family of an operand dtype (F32, BF16, U8/I8), or -1. */
 int vn_cube_kind_of(vn_dtype dtype);
@@ -78,7 +84,7 @@ void vn_cube_pack_b(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src
 void vn_fixpipe_row(const vn_fixpipe *fp, vn_dtype acc_dtype, void *v, int64_t i, int64_t j0,
                     int64_t n, vn_mat dst, float *tmp);
 
-#define VN_CUBE_MAX_MR 16
+#define VN_CUBE_MAX_MR 32
 #define VN_CUBE_MAX_NR 64
 /* Columns one fixpipe row step handles at a time. */
 #define VN_FIXPIPE_CHUNK 256

@@ -4,7 +4,9 @@
  *
  * The AVX-512 path needs AVX512_BF16 for its bf16 kernel and VNNI for its int8
  * kernel; a CPU without them keeps the 12 x 32 shapes with generic kernels, so
- * a packed B never depends on those two features.
+ * a packed B never depends on those two features. Where the CPU and OS offer
+ * AMX tiles (and VINCI_AMX is not 0) the bf16 and int8 rows run on them
+ * instead: 32 x 32 micro-tiles over the same packed B layouts.
  */
 #include <stdatomic.h>
 
@@ -14,13 +16,17 @@ extern const vn_ukr_fn vn_cube_avx512_generic_bf16;
 extern const vn_ukr_fn vn_cube_avx512_generic_i8;
 
 static _Atomic(const vn_cube_table *) vn_cube_chosen;
-static vn_cube_table vn_cube_avx512_fallback;
+static vn_cube_table vn_cube_avx512_fallback, vn_cube_amx;
 
 static const vn_cube_table *choose(void)
 {
     switch (vn_isa_active()) {
     case VN_ISA_AVX512: {
         const vn_cpu_features *f = vn_cpu_features_get();
+        if (vn_cube_amx_usable()) {
+            vn_cube_amx = vn_cube_table_amx_from(&vn_cube_table_avx512);
+            return &vn_cube_amx;
+        }
         if (f->avx512_bf16 && f->avx512_vnni) return &vn_cube_table_avx512;
         /* Racing first callers write the same bytes. */
         vn_cube_table t = vn_cube_table_avx512;

@@ -63,6 +63,23 @@ static void test_cube_kernel(void)
     VT_CHECK(vn_cube_shape_of(VN_F32).mr > 0 && vn_cube_shape_of(VN_I32).mr == 0, "shapes");
 }
 
+/* The bf16 and int8 cube runs on AMX tiles (MR = 32) exactly when the CPU and
+ * OS have them, the path is AVX-512 and VINCI_AMX is not 0; the f32 shape
+ * never changes. Guards against the tile kernels silently not running (or
+ * running where they must not). */
+static void test_amx_choice(void)
+{
+    const vn_cpu_features *f = vn_cpu_features_get();
+    const char *env = getenv("VINCI_AMX");
+    bool want = vn_isa_active() == VN_ISA_AVX512 && f->amx_tile && f->amx_bf16 && f->amx_int8 &&
+                f->os_amx && !(env && strcmp(env, "0") == 0);
+    vn_cube_shape bf = vn_cube_shape_of(VN_BF16), i8 = vn_cube_shape_of(VN_U8);
+    VT_CHECK((bf.mr == 32) == want && (i8.mr == 32) == want, "AMX expected %d: bf16 MR %d, int8 %d",
+             (int)want, (int)bf.mr, (int)i8.mr);
+    VT_CHECK(bf.nr == 32 || vn_isa_active() != VN_ISA_AVX512, "bf16 NR %d", (int)bf.nr);
+    VT_CHECK(vn_cube_shape_of(VN_F32).mr != 32, "f32 MR %d", (int)vn_cube_shape_of(VN_F32).mr);
+}
+
 /* ---- mmad on a pre-packed B ------------------------------------------------ */
 
 typedef struct packed_args {
@@ -293,6 +310,7 @@ static void test_checked_failures(void)
 int main(void)
 {
     VT_RUN(test_cube_kernel);
+    VT_RUN(test_amx_choice);
     VT_RUN(test_mmad_packed);
     VT_RUN(test_mmad_packed_direct_bounds);
     VT_RUN(test_mmad_gm);
