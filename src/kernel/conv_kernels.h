@@ -113,9 +113,26 @@ typedef struct vn_conv_table {
     void (*direct_row_bf16)(const vn_conv_row_args *a);
 } vn_conv_table;
 
+/* Taps [*lo, *hi) of a kernel extent k (dilation d) whose input index
+ * base + t*d lies in [0, n). */
+static inline void tap_range(int64_t base, int64_t k, int64_t d, int64_t n, int64_t *lo,
+                             int64_t *hi)
+{
+    /* d == 1 (the common case) skips the divisions: this runs per row */
+    *lo = base >= 0 ? 0 : d == 1 ? -base : (-base + d - 1) / d;
+    *hi = base > n - 1 ? 0 : (d == 1 ? n - 1 - base : (n - 1 - base) / d) + 1;
+    if (*hi > k) *hi = k;
+    if (*lo > k) *lo = k;
+    if (*hi < *lo) *hi = *lo;
+}
+
 extern const vn_conv_table vn_conv_table_scalar;
 extern const vn_conv_table vn_conv_table_avx2;
 extern const vn_conv_table vn_conv_table_avx512;
+
+/* The bf16 direct row on AMX tiles (conv_amx.c): the active table's
+ * direct_row_bf16 where vn_amx_usable(). */
+void vn_conv_amx_row_bf16(const vn_conv_row_args *a);
 
 /* The table of the active ISA (chosen once; thread-safe). */
 const vn_conv_table *vn_conv_table_get(void);

@@ -5,8 +5,10 @@
  * path follows, and the choice of the active table.
  */
 #include <math.h>
+#include <pthread.h>
 
 #include "kernel/conv_kernels.h"
+#include "kernel/amx_tiles.h"
 #include "kernel/isa.h"
 #include "kernel/vec_f32_scalar.h"
 
@@ -47,9 +49,23 @@ float vn_conv_act_scalar(float v, const vn_conv_epi *e)
 
 #include "kernel/conv_kernel.inc"
 
+static vn_conv_table amx_table;
+static pthread_once_t amx_once = PTHREAD_ONCE_INIT;
+
+/* The AVX-512 table with its bf16 rows on AMX tiles (conv_amx.c). */
+static void make_amx_table(void)
+{
+    amx_table = vn_conv_table_avx512;
+    amx_table.direct_row_bf16 = vn_conv_amx_row_bf16;
+}
+
 const vn_conv_table *vn_conv_table_get(void)
 {
-    return vn_isa_pick(&vn_conv_table_avx512, &vn_conv_table_avx2, &vn_conv_table_scalar);
+    const vn_conv_table *t =
+        vn_isa_pick(&vn_conv_table_avx512, &vn_conv_table_avx2, &vn_conv_table_scalar);
+    if (t != &vn_conv_table_avx512 || !vn_amx_usable()) return t;
+    pthread_once(&amx_once, make_amx_table);
+    return &amx_table;
 }
 
 bool vn_conv_bf16_available(void)

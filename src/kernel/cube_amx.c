@@ -23,55 +23,20 @@
  * tiles on the stack, so the kernels take any kgroups (the layouts' k
  * padding makes the zeros exact for both products).
  *
- * Tile registers: 0-3 accumulate C (2 x 2 tiles of 16 x 16), 4-5 hold A,
- * 6-7 hold B; every tile is configured 16 rows x 64 bytes once per thread
- * (the configuration is per thread state; only vinci's kernels use it).
+ * Tile registers (amx_tiles.h): 0-3 accumulate C (2 x 2 tiles of 16 x 16),
+ * 4-5 hold A, 6-7 hold B, every one 16 rows x 64 bytes.
  * Results: tdpbf16ps rounds its pair sums before adding them, so bf16
  * results differ from vdpbf16ps's in the last bits (within the bf16
  * tolerance); int8 sums are exact, the same bits as VNNI.
  */
 #include <immintrin.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
+#include "kernel/amx_tiles.h"
 #include "kernel/cube_internal.h"
 
 #define TILE_GROUPS 16 /* k groups in one A tile row / B tile */
 #define TILE_BYTES  64 /* bytes in one tile row */
-
-/* Linux: a process must ask for the tile data state before using it. */
-#define ARCH_REQ_XCOMP_PERM 0x1023
-#define XFEATURE_XTILEDATA  18
-
-typedef struct tile_config {
-    uint8_t palette, start_row, reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} tile_config;
-
-static _Thread_local bool tiles_configured;
-
-static void tiles_configure(void)
-{
-    if (tiles_configured) return;
-    tile_config c;
-    memset(&c, 0, sizeof c);
-    c.palette = 1;
-    for (int t = 0; t < 8; t++) c.colsb[t] = TILE_BYTES, c.rows[t] = 16;
-    _tile_loadconfig(&c);
-    tiles_configured = true;
-}
-
-bool vn_cube_amx_usable(void)
-{
-    const vn_cpu_features *f = vn_cpu_features_get();
-    if (!(f->amx_tile && f->amx_bf16 && f->amx_int8 && f->os_amx)) return false;
-    const char *env = getenv("VINCI_AMX");
-    if (env && strcmp(env, "0") == 0) return false;
-    return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
-}
 
 /* The last k step of kg % 16 groups, as zero-padded tiles: A (rows x 64
  * bytes) and B (16 x 128 bytes). */
@@ -103,15 +68,15 @@ static inline void next_tile_pf(const char *pf, int64_t npf, int64_t step, int64
     static void NAME(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,         \
                      void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)                  \
     {                                                                                              \
-        tiles_configure();                                                                         \
+        vn_amx_tiles_set(16, TILE_BYTES, TILE_GROUPS);                                             \
         const uint8_t *a = a_, *b = b_;                                                            \
         uint8_t *c = c_;                                                                           \
         size_t sa = (size_t)lda * ES, sb = (size_t)ldb * ES, sc = (size_t)ldc * 4;                 \
         if (acc) {                                                                                 \
-            _tile_loadd(0, c, sc);                                                                 \
-            _tile_loadd(1, c + TILE_BYTES, sc);                                                    \
-            if (HALVES == 2) _tile_loadd(2, c + 16 * sc, sc);                                      \
-            if (HALVES == 2) _tile_loadd(3, c + 16 * sc + TILE_BYTES, sc);                         \
+            VN_TILE_LOAD(0, c, sc);                                                                \
+            VN_TILE_LOAD(1, c + TILE_BYTES, sc);                                                   \
+            if (HALVES == 2) VN_TILE_LOAD(2, c + 16 * sc, sc);                                     \
+            if (HALVES == 2) VN_TILE_LOAD(3, c + 16 * sc + TILE_BYTES, sc);                        \
         } else {                                                                                   \
             _tile_zero(0);                                                                         \
             _tile_zero(1);                                                                         \
@@ -129,13 +94,13 @@ static inline void next_tile_pf(const char *pf, int64_t npf, int64_t step, int64
                 as = tail.a[0], bs = tail.b[0], sta = TILE_BYTES, stb = 2 * TILE_BYTES;            \
             }                                                                                      \
             next_tile_pf(pf, npf, s, steps);                                                       \
-            _tile_loadd(4, as, sta);                                                               \
-            _tile_loadd(6, bs, stb);                                                               \
-            _tile_loadd(7, bs + TILE_BYTES, stb);                                                  \
+            VN_TILE_LOAD(4, as, sta);                                                              \
+            VN_TILE_LOAD(6, bs, stb);                                                              \
+            VN_TILE_LOAD(7, bs + TILE_BYTES, stb);                                                 \
             DP(0, 4, 6);                                                                           \
             DP(1, 4, 7);                                                                           \
             if (HALVES == 2) {                                                                     \
-                _tile_loadd(5, as + 16 * sta, sta);                                                \
+                VN_TILE_LOAD(5, as + 16 * sta, sta);                                               \
                 DP(2, 5, 6);                                                                       \
                 DP(3, 5, 7);                                                                       \
             }                                                                                      \

@@ -10,6 +10,7 @@
  */
 #include <stdatomic.h>
 
+#include "kernel/amx_tiles.h"
 #include "kernel/cube_internal.h"
 
 extern const vn_ukr_fn vn_cube_avx512_generic_bf16;
@@ -23,7 +24,7 @@ static const vn_cube_table *choose(void)
     switch (vn_isa_active()) {
     case VN_ISA_AVX512: {
         const vn_cpu_features *f = vn_cpu_features_get();
-        if (vn_cube_amx_usable()) {
+        if (vn_amx_usable()) {
             vn_cube_amx = vn_cube_table_amx_from(&vn_cube_table_avx512);
             return &vn_cube_amx;
         }
@@ -52,6 +53,11 @@ const vn_cube_table *vn_cube_table_get(void)
     t = choose();
     atomic_store_explicit(&vn_cube_chosen, t, memory_order_release);
     return t;
+}
+
+bool vn_cube_on_tiles(void)
+{
+    return vn_cube_table_get() == &vn_cube_amx;
 }
 
 int vn_cube_kind_of(vn_dtype dtype)
