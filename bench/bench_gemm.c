@@ -149,9 +149,12 @@ static void bench_low_precision(vn_device *dev, int threads, const vn_machine_pe
 {
     static const shape lp[] = {
         {1024, 1024, 1024, "square"}, {128, 3072, 768, "bert"}, {784, 128, 1152, "conv"}};
-    printf("\nbf16 / int8, %d thread(s): GFLOP/s (GOP/s), speed-up over our fp32 (peaks: bf16 "
+    bool amx = pk->has_amx; /* the cube's bf16 / int8 run on AMX tiles there */
+    printf("\nbf16 / int8, %d thread(s): GFLOP/s (GOP/s), speed-up over our fp32 (peaks%s: bf16 "
            "%.0f, int8 %.0f)\n",
-           threads, pk->bf16_gflops[threads > 1], pk->int8_gops[threads > 1]);
+           threads, amx ? " of the AMX tiles" : "",
+           (amx ? pk->amx_bf16_gflops : pk->bf16_gflops)[threads > 1],
+           (amx ? pk->amx_int8_gops : pk->int8_gops)[threads > 1]);
     printf("%-22s %8s | %8s %7s | %8s %7s\n", "M x N x K", "fp32", "bf16", "x fp32", "int8",
            "x fp32");
     for (size_t s = 0; s < sizeof lp / sizeof lp[0]; s++) {

@@ -37,6 +37,10 @@ typedef struct vn_machine_peaks {
     double fp32_avx2_gflops[2]; /* AVX2 FMA (ymm) */
     double bf16_gflops[2];      /* vdpbf16ps: 2 FLOP per bf16 pair */
     double int8_gops[2];        /* vpdpbusd (u8 x s8 -> s32): 2 OP per byte pair */
+    /* AMX tiles (tdpbf16ps / tdpbusd), what the cube's bf16 and int8 run on
+     * where the CPU and OS have them (has_amx). */
+    double amx_bf16_gflops[2];
+    double amx_int8_gops[2];
     /* Bandwidth in GB/s (1e9 bytes), counted the STREAM way: the bytes the
      * loop names (triad 12 B / float element, copy 8 B), not the extra
      * write-allocate reads the ordinary (cached) stores cause. */
@@ -49,6 +53,7 @@ typedef struct vn_machine_peaks {
     int32_t threads;             /* the device's workers: what index 1 used */
     vn_isa isa;                  /* the ISA active when measured */
     bool has_avx512, has_avx2, has_bf16, has_vnni; /* which compute figures were measured */
+    bool has_amx;
 } vn_machine_peaks;
 
 /* Measure this machine with the workers of `device` (NULL: the default device).

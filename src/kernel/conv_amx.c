@@ -22,7 +22,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "kernel/amx_tiles.h"
+#include "base/amx_tiles.h"
 #include "kernel/conv_kernels.h"
 #include "kernel/vec_f32_avx512.h"
 

@@ -8,7 +8,7 @@
 #include <pthread.h>
 
 #include "kernel/conv_kernels.h"
-#include "kernel/amx_tiles.h"
+#include "base/amx_tiles.h"
 #include "kernel/isa.h"
 #include "kernel/vec_f32_scalar.h"
 

@@ -32,7 +32,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "kernel/amx_tiles.h"
+#include "base/amx_tiles.h"
 #include "kernel/cube_internal.h"
 
 #define TILE_GROUPS 16 /* k groups in one A tile row / B tile */

@@ -10,7 +10,7 @@
  */
 #include <stdatomic.h>
 
-#include "kernel/amx_tiles.h"
+#include "base/amx_tiles.h"
 #include "kernel/cube_internal.h"
 
 extern const vn_ukr_fn vn_cube_avx512_generic_bf16;

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <xmmintrin.h>
 
+#include "base/amx_tiles.h"
 #include "runtime/machine_isa.h"
 #include "vinci/machine.h"
 
@@ -42,7 +43,16 @@
  * offsets within a 4 KiB page from a[i], which avoids 4K-aliasing stalls. */
 #define PAD_FLOATS 272
 
-typedef enum bench_kind { B_FMA512, B_FMA256, B_BF16, B_INT8, B_TRIAD, B_COPY } bench_kind;
+typedef enum bench_kind {
+    B_FMA512,
+    B_FMA256,
+    B_BF16,
+    B_INT8,
+    B_AMX_BF16,
+    B_AMX_INT8,
+    B_TRIAD,
+    B_COPY
+} bench_kind;
 
 /* Thread t's arrays: a = base + t * thread_stride, b = a + array_stride,
  * c = b + array_stride, each `slice` floats (a multiple of CHUNK_FLOATS). */
@@ -152,6 +162,12 @@ static void run_kernel(bench *b, int32_t block)
         break;
     case B_INT8:
         sink(b, vn_machine_int8_avx512(b->iters, 0x01010101u, 0xff01ff01u));
+        break;
+    case B_AMX_BF16:
+        sink(b, vn_machine_bf16_amx(b->iters, 0x3f803f80u, 0xbf803f80u));
+        break;
+    case B_AMX_INT8:
+        sink(b, vn_machine_int8_amx(b->iters, 0x01010101u, 0xff01ff01u));
         break;
     case B_TRIAD:
     case B_COPY:
@@ -383,6 +399,12 @@ static vn_status measure_all(vn_device *dev, bench *b, int32_t workers, vn_machi
         st = measure_compute(dev, b, B_BF16, VN_MACHINE_BF16_FLOP, workers, out->bf16_gflops);
     if (st == VN_OK && out->has_vnni)
         st = measure_compute(dev, b, B_INT8, VN_MACHINE_INT8_OP, workers, out->int8_gops);
+    if (st == VN_OK && out->has_amx)
+        st = measure_compute(dev, b, B_AMX_BF16, VN_MACHINE_AMX_BF16_FLOP, workers,
+                             out->amx_bf16_gflops);
+    if (st == VN_OK && out->has_amx)
+        st = measure_compute(dev, b, B_AMX_INT8, VN_MACHINE_AMX_INT8_OP, workers,
+                             out->amx_int8_gops);
     if (st == VN_OK) st = measure_l2(dev, b, workers, out);
     if (st == VN_OK) st = measure_dram(dev, b, workers, out);
     return st;
@@ -405,6 +427,7 @@ vn_status vn_machine_measure(vn_device *device, vn_machine_peaks *out)
     out->has_avx2 = out->isa >= VN_ISA_AVX2;
     out->has_bf16 = out->has_avx512 && f->avx512_bf16;
     out->has_vnni = out->has_avx512 && f->avx512_vnni;
+    out->has_amx = out->has_avx512 && vn_amx_usable();
 
     bench *b = calloc(1, sizeof *b);
     double *times = calloc(2 * (size_t)workers, sizeof *times);
@@ -499,6 +522,8 @@ size_t vn_machine_format(const vn_machine_peaks *p, char *buf, size_t size)
     put_row(&t, "fp32 FMA, AVX2", p->fp32_avx2_gflops, p->has_avx2, "GFLOP/s");
     put_row(&t, "bf16 dot product (vdpbf16ps)", p->bf16_gflops, p->has_bf16, "GFLOP/s");
     put_row(&t, "int8 dot product (vpdpbusd)", p->int8_gops, p->has_vnni, "GOP/s");
+    put_row(&t, "bf16 AMX tiles (tdpbf16ps)", p->amx_bf16_gflops, p->has_amx, "GFLOP/s");
+    put_row(&t, "int8 AMX tiles (tdpbusd)", p->amx_int8_gops, p->has_amx, "GOP/s");
     put_row(&t, dram, p->dram_triad_gbs, true, "GB/s");
     put_row(&t, "DRAM copy", p->dram_copy_gbs, true, "GB/s");
     put_row(&t, l2, p->l2_triad_gbs, true, "GB/s");

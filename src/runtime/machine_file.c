@@ -26,8 +26,9 @@ typedef struct field {
 #f, offsetof(vn_machine_peaks, f)                                                          \
     }
 static const field fields[] = {
-    FIELD(fp32_gflops),    FIELD(fp32_avx2_gflops), FIELD(bf16_gflops),  FIELD(int8_gops),
-    FIELD(dram_triad_gbs), FIELD(dram_copy_gbs),    FIELD(l2_triad_gbs), FIELD(l2_copy_gbs),
+    FIELD(fp32_gflops),     FIELD(fp32_avx2_gflops), FIELD(bf16_gflops),    FIELD(int8_gops),
+    FIELD(amx_bf16_gflops), FIELD(amx_int8_gops),    FIELD(dram_triad_gbs), FIELD(dram_copy_gbs),
+    FIELD(l2_triad_gbs),    FIELD(l2_copy_gbs),
 };
 #define NUM_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -55,8 +56,9 @@ vn_status vn_machine_peaks_save(const vn_machine_peaks *p, const char *path)
         f = fopen(path, "w");
     }
     if (!f) return vn_error(VN_ERR_IO, "vn_machine_peaks_save", "cannot write %s", path);
-    fprintf(f, "threads %d\nisa %d\nflags %d %d %d %d\n", (int)p->threads, (int)p->isa,
-            (int)p->has_avx512, (int)p->has_avx2, (int)p->has_bf16, (int)p->has_vnni);
+    fprintf(f, "threads %d\nisa %d\nflags %d %d %d %d %d\n", (int)p->threads, (int)p->isa,
+            (int)p->has_avx512, (int)p->has_avx2, (int)p->has_bf16, (int)p->has_vnni,
+            (int)p->has_amx);
     for (size_t i = 0; i < NUM_FIELDS; i++) {
         const double *v = (const double *)((const char *)p + fields[i].offset);
         fprintf(f, "%s %.17g %.17g\n", fields[i].name, v[0], v[1]);
@@ -95,7 +97,7 @@ static bool parse_field(vn_machine_peaks *p, const char *name, const char *rest,
 static bool parse_line(vn_machine_peaks *p, const char *line, int *seen)
 {
     char name[32];
-    int used = 0, n = 0, t, isa, f[4];
+    int used = 0, n = 0, t, isa, f[5];
     long long a, b;
     if (sscanf(line, "%31s %n", name, &used) != 1) return false;
     const char *rest = line + used;
@@ -107,9 +109,11 @@ static bool parse_line(vn_machine_peaks *p, const char *line, int *seen)
         return true;
     }
     if (!strcmp(name, "flags")) {
-        if (sscanf(rest, "%d %d %d %d%n", &f[0], &f[1], &f[2], &f[3], &n) != 4 || !at_end(rest, n))
+        if (sscanf(rest, "%d %d %d %d %d%n", &f[0], &f[1], &f[2], &f[3], &f[4], &n) != 5 ||
+            !at_end(rest, n))
             return false;
         p->has_avx512 = f[0], p->has_avx2 = f[1], p->has_bf16 = f[2], p->has_vnni = f[3];
+        p->has_amx = f[4];
         return true;
     }
     if (!strcmp(name, "sizes")) {

@@ -33,6 +33,13 @@ float vn_machine_bf16_avx512(int64_t iters, uint32_t a, uint32_t b);
 /* acc += dot of 4 u8 x s8 pairs per lane; `a` holds 4 u8, `b` 4 s8. */
 int32_t vn_machine_int8_avx512(int64_t iters, uint32_t a, uint32_t b);
 
+/* AMX tiles: four 16 x 16 accumulators, each step 4 tile products of 16 x 64
+ * byte operands (vn_amx_usable() must be true). Operands as above. */
+#define VN_MACHINE_AMX_BF16_FLOP (4 * 16 * 16 * 32 * 2)
+#define VN_MACHINE_AMX_INT8_OP   (4 * 16 * 16 * 64 * 2)
+float vn_machine_bf16_amx(int64_t iters, uint32_t a, uint32_t b);
+int32_t vn_machine_int8_amx(int64_t iters, uint32_t a, uint32_t b);
+
 /* STREAM triad a[i] = b[i] + s * c[i] and copy a[i] = b[i] with ordinary
  * (cached) loads and stores. n is a multiple of 64 and the arrays are 64-byte
  * aligned. */

@@ -66,6 +66,16 @@ static void test_support_follows_isa(void)
     check_pair("fp32_avx2_gflops", peaks.fp32_avx2_gflops, peaks.has_avx2, 1.0);
     check_pair("bf16_gflops", peaks.bf16_gflops, peaks.has_bf16, 1.0);
     check_pair("int8_gops", peaks.int8_gops, peaks.has_vnni, 1.0);
+    const char *no_amx = getenv("VINCI_AMX");
+    bool amx = isa >= VN_ISA_AVX512 && f->amx_tile && f->amx_bf16 && f->amx_int8 && f->os_amx &&
+               !(no_amx && strcmp(no_amx, "0") == 0);
+    VT_CHECK(peaks.has_amx == amx, "has_amx %d, expected %d", (int)peaks.has_amx, (int)amx);
+    check_pair("amx_bf16_gflops", peaks.amx_bf16_gflops, peaks.has_amx, 1.0);
+    check_pair("amx_int8_gops", peaks.amx_int8_gops, peaks.has_amx, 1.0);
+    /* the tiles multiply more per instruction than the vector dot products */
+    if (peaks.has_amx && peaks.has_bf16)
+        VT_CHECK(peaks.amx_bf16_gflops[0] > peaks.bf16_gflops[0], "AMX bf16 %.1f <= vdpbf16ps %.1f",
+                 peaks.amx_bf16_gflops[0], peaks.bf16_gflops[0]);
 }
 
 static void test_bandwidth_plausible(void)

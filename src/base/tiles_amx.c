@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kernel/amx_tiles.h"
+#include "base/amx_tiles.h"
 #include "vinci/base.h"
 
 /* Linux: a process must ask for the tile data state before using it. */

@@ -8,8 +8,8 @@
  * 64 bytes). Loading a configuration zeroes every tile, so a kernel sets it
  * before its first tile instruction and never while it accumulates.
  */
-#ifndef VINCI_KERNEL_AMX_TILES_H
-#define VINCI_KERNEL_AMX_TILES_H
+#ifndef VINCI_BASE_AMX_TILES_H
+#define VINCI_BASE_AMX_TILES_H
 
 #include <stdbool.h>
 
@@ -31,4 +31,4 @@ void vn_amx_tiles_set(int rows, int a_bytes, int b_rows);
         _tile_loadd(tile, base, stride);                                                           \
     } while (0)
 
-#endif /* VINCI_KERNEL_AMX_TILES_H */
+#endif /* VINCI_BASE_AMX_TILES_H */
