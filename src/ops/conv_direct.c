@@ -63,8 +63,13 @@ typedef struct row_copy {
 /* rows_outer when the weights stay in L1/L2 beside a few input rows and the input is beyond L2 */
 #define ROWS_OUTER_MAX_W (64 * 1024)
 #define ROWS_OUTER_MIN_X (1024 * 1024)
-/* bf16 flat chunks outside the block groups while all bf16 weights take half an L2 or less */
-#define BF16_CHUNK_OUTER_MAX_W (512 * 1024)
+/* bf16 flat chunks go outside the block groups while all bf16 weights take
+ * half an L2 or less (512 KiB where the L2 size is unknown) */
+static int64_t bf16_chunk_outer_max_w(void)
+{
+    int32_t l2 = vn_cpu_features_get()->l2_bytes;
+    return l2 > 0 ? l2 / 2 : 512 * 1024;
+}
 
 static void clear_tail(const vn_conv_plan *p, float *y_row, int64_t cols)
 {
@@ -454,7 +459,7 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
                        p->C1 * g->IH * g->IW * VN_C0 * 4 >= ROWS_OUTER_MIN_X;
         /* bf16 flat: a converted chunk serves every block group in turn (their
          * bf16 weights stay in L2) instead of being converted once per group */
-        if (d.bf16 && d.flat && g->G == 1 && w_bytes / 2 <= BF16_CHUNK_OUTER_MAX_W)
+        if (d.bf16 && d.flat && g->G == 1 && w_bytes / 2 <= bf16_chunk_outer_max_w())
             d.rows_outer = true;
         work = (d.flat ? FLAT : g->OW) * d.ncb_max * VN_C0 * (g->C / g->G) * g->KH * g->KW;
     }
