@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 
+#include "base/amx_tiles.h"
 #include "cli.h"
 #include "vinci/vinci.h"
 
@@ -25,6 +26,9 @@ static void print_features(const vn_cpu_features *f)
         {"avx512_vnni", f->avx512_vnni},
         {"avx512_bf16", f->avx512_bf16},
         {"avx512_fp16", f->avx512_fp16},
+        {"amx_tile", f->amx_tile && f->os_amx},
+        {"amx_bf16", f->amx_bf16 && f->os_amx},
+        {"amx_int8", f->amx_int8 && f->os_amx},
     };
     printf("cpu features:");
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
@@ -39,6 +43,9 @@ int vn_cmd_info(int argc, char **argv)
     print_features(vn_cpu_features_get());
     printf("isa: detected %s, active %s (VINCI_ISA lowers it)\n", vn_isa_name(vn_isa_detected()),
            vn_isa_name(vn_isa_active()));
+    bool amx = vn_isa_active() == VN_ISA_AVX512 && vn_amx_usable();
+    printf("amx tiles: %s (bf16 / int8 matrix products; VINCI_AMX=0 turns them off)\n",
+           amx ? "in use" : "not used");
     vn_device *dev = NULL;
     if (vn_device_default(&dev) != VN_OK) {
         fprintf(stderr, "vinci info: %s\n", vn_last_error());
