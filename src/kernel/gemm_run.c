@@ -45,11 +45,20 @@ static void row_sums(const vn_gemm_plan *p, const void *a, int32_t *out)
         }
 }
 
-/* Sums of the shifted B columns (i8) of one matrix. */
+/* Sums of the shifted B columns (i8) of one matrix; a row-major B is walked
+ * row by row (its columns are strided: a column walk touches a line per k). */
 static void col_sums(const vn_gemm_plan *p, const void *bm, int32_t *out)
 {
     const vn_gemm_desc *d = &p->d;
     uint8_t flip = d->b_dtype == VN_U8 ? 0x80 : 0;
+    if (p->b_cs == 1) {
+        for (int64_t j = 0; j < d->N; j++) out[j] = 0;
+        for (int64_t k = 0; k < d->K; k++) {
+            const uint8_t *r = (const uint8_t *)bm + k * p->b_rs;
+            for (int64_t j = 0; j < d->N; j++) out[j] += (int8_t)(uint8_t)(r[j] ^ flip);
+        }
+        return;
+    }
     for (int64_t j = 0; j < d->N; j++) {
         const uint8_t *c = (const uint8_t *)bm + j * p->b_cs;
         int32_t s = 0;

@@ -9,9 +9,18 @@
  *
  * Geometry (pads, strides, dilations, group, auto_pad, kernel_shape) comes
  * from Conv's own parser, vn_conv_geom_parse, shown X and W as f32.
+ *
+ * The accumulators come from the GEMM's int8 path (AMX tiles or VNNI) when
+ * w's zero point is one value: per image and group, the group's weights
+ * ([Kg][Cg*KH*KW], read in place as A) times the receptive fields (im2col
+ * as B: Cg*KH*KW rows of OH*OW taps, a tap in the padding holding x's zero
+ * point, so it adds 0), exact i32 sums [Kg][OH*OW] into the workspace. Bias, requantisation and the
+ * NCHW store then run per element with the scalar path's arithmetic (ci_finish), so both paths give
+ * the same bits. A per-channel w zero point with different values takes the scalar loops.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ops/cast.h"
 #include "ops/conv.h"
@@ -124,6 +133,18 @@ static vn_status ci_infer(const vn_op_ctx *ctx, vn_tensor_desc *out)
     return VN_OK;
 }
 
+/* One (image, group) of the GEMM path: the im2col rows (64-byte aligned)
+ * and the i32 sums [OH*OW][Kg]. */
+static int64_t ci_cols(const vn_conv_geom *g)
+{
+    return g->C / g->G * g->KH * g->KW;
+}
+static size_t ci_gemm_workspace(const vn_conv_geom *g)
+{
+    int64_t ohw = g->OH * g->OW, rows = (ohw * ci_cols(g) + 63) / 64 * 64;
+    return (size_t)rows + (size_t)(ohw * (g->K / g->G)) * 4;
+}
+
 static vn_status ci_plan_new(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, void **plan,
                              size_t *workspace)
 {
@@ -138,6 +159,7 @@ static vn_status ci_plan_new(const vn_op_ctx *ctx, const vn_tensor_desc *outputs
         free(p);
         return st;
     }
+    *workspace = ci_gemm_workspace(&p->g);
     *plan = p;
     return VN_OK;
 }
@@ -174,38 +196,183 @@ static int64_t ci_dot(const ci_plan *p, const void *x, const void *w, int64_t xz
     return acc;
 }
 
-static vn_status ci_run(const vn_op_run_ctx *ctx)
+/* What one output channel k needs to finish its sums: the i32 bias and,
+ * for QLinearConv, the requantisation m = x_scale * w_scale[k] / y_scale
+ * (in f32, as the reference) and y's zero point. */
+typedef struct ci_channel {
+    int64_t b;
+    bool q;
+    double m, yzp;
+} ci_channel;
+
+static ci_channel ci_channel_of(const ci_plan *p, const vn_tensor *in, int64_t k)
+{
+    ci_channel c = {p->has_b ? ci_param_i(&in[p->in.b], k) : 0, p->in.ys >= 0, 0.0, 0.0};
+    if (c.q) {
+        float s = (float)ci_param_f(&in[p->in.xs], 0) * (float)ci_param_f(&in[p->in.ws], k);
+        c.m = (double)(s / (float)ci_param_f(&in[p->in.ys], 0));
+        c.yzp = (double)ci_param_i(&in[p->in.yzp], 0);
+    }
+    return c;
+}
+
+/* Output elements e .. e+n from their sums (i32, wrapped as the spec's
+ * accumulator): + bias in i32 arithmetic, stored as i32 or requantised
+ * (saturated like vn_quant_saturate: NaN to the low end). */
+static void ci_finish(const ci_plan *p, const ci_channel *c, void *y, int64_t e, const int32_t *acc,
+                      int64_t n)
+{
+    if (!c->q) {
+        for (int64_t i = 0; i < n; i++)
+            ((int32_t *)y)[e + i] = (int32_t)((uint32_t)acc[i] + (uint32_t)c->b);
+        return;
+    }
+    bool u8 = p->ydt == VN_U8;
+    double lo = u8 ? 0.0 : -128.0, hi = u8 ? 255.0 : 127.0;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)c->b);
+        double v = rint((double)a * c->m) + c->yzp;
+        v = !(v >= lo) ? lo : v > hi ? hi : v;
+        if (u8)
+            ((uint8_t *)y)[e + i] = (uint8_t)v;
+        else
+            ((int8_t *)y)[e + i] = (int8_t)v;
+    }
+}
+
+static vn_status ci_run_scalar(const vn_op_run_ctx *ctx, int64_t xzp)
 {
     const ci_plan *p = ctx->plan;
     const vn_conv_geom *g = &p->g;
     const vn_tensor *in = ctx->inputs;
     const void *x = in[p->in.x].data, *w = in[p->in.w].data;
-    int64_t xzp = p->has_xzp ? ci_param_i(&in[p->in.xzp], 0) : 0;
-    bool q = p->in.ys >= 0;
     int64_t e = 0;
     for (int64_t n = 0; n < g->N; n++)
         for (int64_t k = 0; k < g->K; k++) {
             int64_t wzp = p->has_wzp ? ci_param_i(&in[p->in.wzp], k) : 0;
-            int64_t b = p->has_b ? ci_param_i(&in[p->in.b], k) : 0;
-            double m = 0.0, yzp = 0.0;
-            if (q) {
-                float s = (float)ci_param_f(&in[p->in.xs], 0) * (float)ci_param_f(&in[p->in.ws], k);
-                m = (double)(s / (float)ci_param_f(&in[p->in.ys], 0));
-                yzp = (double)ci_param_i(&in[p->in.yzp], 0);
-            }
+            ci_channel c = ci_channel_of(p, in, k);
             for (int64_t oh = 0; oh < g->OH; oh++)
                 for (int64_t ow = 0; ow < g->OW; ow++, e++) {
-                    int64_t acc = ci_dot(p, x, w, xzp, wzp, n, k, oh, ow) + b;
-                    /* i32 accumulator as the spec's, wrapping like int32 arithmetic */
-                    int64_t acc32 = (int64_t)(int32_t)(uint32_t)(uint64_t)acc;
-                    if (!q)
-                        vn_cast_store_i64(VN_I32, ctx->outputs[0].data, e, acc32);
-                    else
-                        vn_cast_store_i64(p->ydt, ctx->outputs[0].data, e,
-                                          vn_quant_saturate(rint((double)acc32 * m) + yzp, p->ydt));
+                    int32_t acc =
+                        (int32_t)(uint32_t)(uint64_t)ci_dot(p, x, w, xzp, wzp, n, k, oh, ow);
+                    ci_finish(p, &c, ctx->outputs[0].data, e, &acc, 1);
                 }
         }
     return VN_OK;
+}
+
+/* w's zero point as one value (every channel the same), or false. */
+static bool ci_one_wzp(const ci_plan *p, const vn_tensor *in, int64_t *wzp)
+{
+    *wzp = p->has_wzp ? ci_param_i(&in[p->in.wzp], 0) : 0;
+    for (int64_t k = 1; p->has_wzp && k < p->g.K; k++)
+        if (ci_param_i(&in[p->in.wzp], k) != *wzp) return false;
+    return true;
+}
+
+/* Output columns [lo, hi) whose input column ow * sw - off lies in [0, IW). */
+static void ci_inside(int64_t off, int64_t sw, int64_t IW, int64_t OW, int64_t *lo, int64_t *hi)
+{
+    *lo = off > 0 ? (off + sw - 1) / sw : 0;
+    *hi = IW + off > 0 ? (IW + off - 1) / sw + 1 : 0;
+    if (*hi > OW) *hi = OW;
+    if (*lo > OW) *lo = OW;
+    if (*hi < *lo) *hi = *lo;
+}
+
+/* The receptive fields of image n, group gi as B's rows: row (c, kh, kw)
+ * (W's order) holds that tap for every output pixel, x's zero point where
+ * it falls in the padding, so each row is built from runs of an input row. */
+static void ci_im2col(const ci_plan *p, const uint8_t *x, int64_t n, int64_t gi, uint8_t xzp,
+                      uint8_t *rows)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t cg = g->C / g->G, ohw = g->OH * g->OW;
+    const uint8_t *xg = x + (n * g->C + gi * cg) * g->IH * g->IW;
+    for (int64_t c = 0; c < cg; c++)
+        for (int64_t kh = 0; kh < g->KH; kh++)
+            for (int64_t kw = 0; kw < g->KW; kw++, rows += ohw) {
+                int64_t lo, hi; /* output columns whose tap lies inside the row */
+                ci_inside(g->pl - kw * g->dw, g->sw, g->IW, g->OW, &lo, &hi);
+                for (int64_t oh = 0; oh < g->OH; oh++) {
+                    uint8_t *r = rows + oh * g->OW;
+                    int64_t ih = oh * g->sh - g->pt + kh * g->dh;
+                    if (ih < 0 || ih >= g->IH || lo >= hi) {
+                        memset(r, xzp, (size_t)g->OW);
+                        continue;
+                    }
+                    const uint8_t *src = xg + (c * g->IH + ih) * g->IW - g->pl + kw * g->dw;
+                    memset(r, xzp, (size_t)lo);
+                    if (g->sw == 1)
+                        memcpy(r + lo, src + lo, (size_t)(hi - lo));
+                    else
+                        for (int64_t ow = lo; ow < hi; ow++) r[ow] = src[ow * g->sw];
+                    memset(r + hi, xzp, (size_t)(g->OW - hi));
+                }
+            }
+}
+
+/* The GEMM of one (image, group): W_g (M = Kg rows of Cg*KH*KW, read in
+ * place) times the receptive fields (K x N = OH*OW), C in y's NCHW order. */
+static vn_gemm_desc ci_gemm_desc(const ci_plan *p, int64_t xzp, int64_t wzp)
+{
+    const vn_conv_geom *g = &p->g;
+    vn_gemm_desc d = vn_gemm_desc_default(g->K / g->G, g->OH * g->OW, ci_cols(g));
+    d.a_dtype = p->wdt, d.b_dtype = p->xdt, d.c_dtype = VN_I32, d.compute = VN_I32;
+    d.epi.a_zero = (int32_t)wzp, d.epi.b_zero = (int32_t)xzp;
+    return d;
+}
+
+/* Sums [Kg][OH*OW] of (image n, group gi) finished into y's NCHW planes. */
+static void ci_store(const ci_plan *p, const vn_tensor *in, const int32_t *sums, int64_t n,
+                     int64_t gi, void *y)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t kg = g->K / g->G, ohw = g->OH * g->OW;
+    for (int64_t j = 0; j < kg; j++) {
+        int64_t k = gi * kg + j, e = (n * g->K + k) * ohw;
+        ci_channel c = ci_channel_of(p, in, k);
+        ci_finish(p, &c, y, e, sums + j * ohw, ohw);
+    }
+}
+
+static vn_status ci_run_gemm(const vn_op_run_ctx *ctx, int64_t xzp, int64_t wzp)
+{
+    const ci_plan *p = ctx->plan;
+    const vn_conv_geom *g = &p->g;
+    const vn_tensor *in = ctx->inputs;
+    vn_gemm_desc d = ci_gemm_desc(p, xzp, wzp);
+    vn_gemm_plan *gp = NULL;
+    vn_status st = vn_gemm_plan_create(ctx->device, &d, &gp);
+    if (st != VN_OK) return st;
+    uint8_t *rows = ctx->workspace;
+    int32_t *sums = (int32_t *)(rows + (g->OH * g->OW * ci_cols(g) + 63) / 64 * 64);
+    int64_t wg = d.M * d.K;
+    for (int64_t n = 0; n < g->N && st == VN_OK; n++)
+        for (int64_t gi = 0; gi < g->G && st == VN_OK; gi++) {
+            ci_im2col(p, in[p->in.x].data, n, gi, (uint8_t)xzp, rows);
+            vn_kernel_counters c;
+            vn_gemm_args a = {.a = (const uint8_t *)in[p->in.w].data + gi * wg,
+                              .b = rows,
+                              .c = sums,
+                              .counters = &c};
+            st = vn_gemm_run(gp, &a);
+            if (st == VN_OK && ctx->counters) vn_kernel_counters_add(ctx->counters, &c);
+            if (st == VN_OK) ci_store(p, in, sums, n, gi, ctx->outputs[0].data);
+        }
+    vn_gemm_plan_destroy(gp);
+    return st;
+}
+
+static vn_status ci_run(const vn_op_run_ctx *ctx)
+{
+    const ci_plan *p = ctx->plan;
+    const vn_tensor *in = ctx->inputs;
+    int64_t xzp = p->has_xzp ? ci_param_i(&in[p->in.xzp], 0) : 0, wzp;
+    if (p->g.N * p->g.K * p->g.OH * p->g.OW == 0) return VN_OK;
+    if (ci_one_wzp(p, in, &wzp) && ci_cols(&p->g) > 0 && ctx->workspace)
+        return ci_run_gemm(ctx, xzp, wzp);
+    return ci_run_scalar(ctx, xzp);
 }
 
 #define CI_DTYPES (VN_DTYPE_BIT(VN_U8) | VN_DTYPE_BIT(VN_I8))

@@ -32,7 +32,10 @@ static vn_status run_op(const char *op, const vn_attr *a, int32_t na, const vn_t
         size_t bytes = (size_t)vn_desc_numel(&out[o].desc) * vn_dtype_size(out[o].desc.dtype);
         out[o].data = calloc(bytes ? bytes : 1, 1);
     }
-    VT_OK(vn_op_run(plan, in, n, out, nout, NULL));
+    size_t ws = vn_op_plan_workspace(plan);
+    void *w = ws ? malloc(ws) : NULL;
+    VT_OK(vn_op_run(plan, in, n, out, nout, w));
+    free(w);
     vn_op_plan_destroy(plan);
     return VN_OK;
 }
@@ -184,8 +187,9 @@ static const vn_attr conv_attrs[4] = {
     {.name = "dilations", .type = VN_ATTR_INTS, .ints = (const int64_t[]){DH, DW}, .count = 2},
     {.name = "group", .type = VN_ATTR_INT, .i = G}};
 
-/* acc over an explicitly zero-point-padded copy of x. */
-static void ref_conv(const uint8_t *x, int xzp, const int8_t *w, const int8_t *wzp, int64_t *acc)
+/* acc over an explicitly zero-point-padded copy of x (x's bytes as i8 when x_i8). */
+static void ref_conv(const uint8_t *x, bool x_i8, int xzp, const int8_t *w, const int8_t *wzp,
+                     int64_t *acc)
 {
     static int pad[N][C][PH][PW];
     for (int n = 0; n < N; n++)
@@ -194,7 +198,9 @@ static void ref_conv(const uint8_t *x, int xzp, const int8_t *w, const int8_t *w
                 for (int j = 0; j < PW; j++) {
                     int h = i - PT, v = j - PL;
                     pad[n][c][i][j] = h >= 0 && h < H && v >= 0 && v < W
-                                          ? x[((n * C + c) * H + h) * W + v] - xzp
+                                          ? (x_i8 ? (int8_t)x[((n * C + c) * H + h) * W + v]
+                                                  : x[((n * C + c) * H + h) * W + v]) -
+                                                xzp
                                           : 0;
                 }
     for (int n = 0; n < N; n++)
@@ -220,26 +226,39 @@ static void conv_data(uint8_t *x, int8_t *w)
     for (int i = 0; i < K * (C / G) * KH * KW; i++) w[i] = (int8_t)(vt_next(&r) >> 56);
 }
 
-static void test_conv_integer(void)
+/* ConvInteger against the reference: a per-channel w zero point with
+ * different values (the scalar loops), one value in every channel (the
+ * GEMM path: im2col rows x W^T on the int8 cube), and an i8 x. */
+static void check_conv_integer(bool per_channel, bool x_i8)
 {
     static uint8_t x[N * C * H * W];
     static int8_t w[K * (C / G) * KH * KW];
     static int64_t acc[N * K * OH * OW];
     conv_data(x, w);
-    uint8_t xzp = 131;
+    uint8_t xzp = x_i8 ? (uint8_t)(int8_t)-9 : 131;
     int8_t wzp[K] = {-4, 0, 17, -128};
+    if (!per_channel) wzp[0] = wzp[1] = wzp[2] = wzp[3] = -7;
     int64_t dx[4] = {N, C, H, W}, dw[4] = {K, C / G, KH, KW}, dk[1] = {K};
-    vn_tensor in[4] = {tens(VN_U8, 4, dx, x), tens(VN_I8, 4, dw, w), tens(VN_U8, 0, NULL, &xzp),
+    vn_dtype xdt = x_i8 ? VN_I8 : VN_U8;
+    vn_tensor in[4] = {tens(xdt, 4, dx, x), tens(VN_I8, 4, dw, w), tens(xdt, 0, NULL, &xzp),
                        tens(VN_I8, 1, dk, wzp)};
     vn_tensor out;
     VT_OK(run_op("ConvInteger", conv_attrs, 4, in, 4, &out, 1));
     VT_CHECK(out.desc.dtype == VN_I32 && out.desc.dims[2] == OH && out.desc.dims[3] == OW,
              "output shape");
-    ref_conv(x, xzp, w, wzp, acc);
-    for (int i = 0; i < N * K * OH * OW; i++)
-        VT_CHECK(((int32_t *)out.data)[i] == acc[i], "element %d: %d, want %lld", i,
-                 ((int32_t *)out.data)[i], (long long)acc[i]);
+    ref_conv(x, x_i8, x_i8 ? (int8_t)xzp : xzp, w, wzp, acc);
+    int bad = 0;
+    for (int i = 0; i < N * K * OH * OW; i++) bad += ((int32_t *)out.data)[i] != acc[i];
+    VT_CHECK(bad == 0, "per_channel %d x_i8 %d: %d of %d elements wrong", (int)per_channel,
+             (int)x_i8, bad, N * K * OH * OW);
     free(out.data);
+}
+
+static void test_conv_integer(void)
+{
+    check_conv_integer(true, false);
+    check_conv_integer(false, false);
+    check_conv_integer(false, true);
 }
 
 static void test_qlinear_conv(void)
@@ -260,7 +279,7 @@ static void test_qlinear_conv(void)
     vn_tensor out;
     VT_OK(run_op("QLinearConv", conv_attrs, 4, in, 9, &out, 1));
     VT_CHECK(out.desc.dtype == VN_U8, "dtype %s", vn_dtype_name(out.desc.dtype));
-    ref_conv(x, xzp, w, wzp, acc);
+    ref_conv(x, false, xzp, w, wzp, acc);
     int ties = 0;
     for (int i = 0; i < N * K * OH * OW; i++) {
         int k = (i / (OH * OW)) % K;
