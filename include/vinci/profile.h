@@ -83,8 +83,10 @@ typedef struct vn_counter_values {
  * Process-wide: one device at a time (enabling another moves the counting). */
 vn_status vn_counters_enable(vn_device *device);
 void vn_counters_disable(void);
-/* Counts so far: the device's workers (their counted blocks) plus the calling
- * thread. A counter is supported when every counted thread supports it. */
+/* Counts so far: the device's workers (their counted blocks), the blocks other
+ * host threads ran as callers of their own launches on it (those threads
+ * may have exited since), plus the calling thread. A counter is supported
+ * when every counted thread supports it. */
 vn_status vn_counters_sample(vn_counter_values *out);
 /* Counts so far of one worker's counted blocks only. */
 vn_status vn_counters_sample_worker(int32_t worker, vn_counter_values *out);

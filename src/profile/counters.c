@@ -8,7 +8,10 @@
  * thread's counters on and off (off, a counter costs nothing at context
  * switches). A thread's counters live as long as the thread (a key
  * destructor closes them), and are reopened on the thread's next block after
- * vn_counters_enable when the availability setting changed.
+ * vn_counters_enable when the availability setting changed. A host thread
+ * that ran blocks as the caller of its own launch (a guest) leaves its block
+ * totals to `retired` when it exits, so a sample taken on another thread
+ * still counts them.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,6 +37,9 @@ typedef struct ctr_thread {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static ctr_thread *threads;
+/* Block totals of guest threads that have exited (lock); unsupported counters
+ * read 0 there, so the sum needs no flags. */
+static int64_t retired[VN_CTR_COUNT];
 static _Atomic(const vn_device *) enabled;
 static _Atomic uint64_t generation = 1, mark = 1;
 static pthread_key_t key;
@@ -49,6 +55,8 @@ static void thread_gone(void *arg)
             *at = t->next;
             break;
         }
+    for (int32_t k = 0; t->worker < 0 && k < VN_CTR_COUNT; k++)
+        retired[k] += atomic_load_explicit(&t->total[k], memory_order_relaxed);
     pthread_mutex_unlock(&lock);
     vn_perf_close(&t->perf);
     free(t);
@@ -241,6 +249,19 @@ vn_status vn_counters_sample(vn_counter_values *out)
             out->supported[k] &= all[w].blocks == 0 || all[w].ctr.supported[k];
         }
     free(all);
+    /* Blocks other host threads ran as callers of their own launches (the
+     * calling thread's are in its own counts already). Only blocks of the
+     * enabled device are ever counted, so every guest's totals are its. */
+    pthread_mutex_lock(&lock);
+    for (const ctr_thread *t = threads; t; t = t->next) {
+        if (t->worker >= 0 || t == self || !atomic_load(&t->blocks)) continue;
+        for (int32_t k = 0; k < VN_CTR_COUNT; k++) {
+            out->value[k] += atomic_load_explicit(&t->total[k], memory_order_relaxed);
+            out->supported[k] &= t->supported[k];
+        }
+    }
+    for (int32_t k = 0; k < VN_CTR_COUNT; k++) out->value[k] += retired[k];
+    pthread_mutex_unlock(&lock);
     return VN_OK;
 }
 

@@ -64,8 +64,8 @@ vn_prof_slice *vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t pid, int3
 int32_t vn_prof_tid(void);
 /* Per-call ms, FLOPs, bytes and the bound of node i. */
 vn_bound vn_prof_node_bound(const vn_profiler *p, const vn_profile_node *n, double *frac);
-/* Called by run.c around every profiled run. */
+/* Called by run.c around every profiled run; `completed`: the run succeeded. */
 vn_status vn_prof_run_begin(vn_profiler *p);
-void vn_prof_run_end(vn_profiler *p, int64_t t0, int64_t t1);
+void vn_prof_run_end(vn_profiler *p, int64_t t0, int64_t t1, bool completed);
 
 #endif /* VINCI_PROFILE_PROFILER_H */

@@ -26,11 +26,18 @@ def check(cond, what):
         failures.append(what)
 
 
+def untimed(r):
+    """A node that ran no kernel (a view, a concatenation built in place): no
+    time, no FLOPs, no bytes, and no slice in the trace."""
+    return float(r["max_ms"]) == 0
+
+
 def check_csv(path, a):
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
         f.seek(0)
         header = next(csv.reader(f))
+    a.rows = rows
     check(header == COLUMNS, f"CSV columns {header}")
     check(len(rows) == a.nodes, f"{len(rows)} rows for {a.nodes} nodes")
     total = sum(float(r["total_ms"]) for r in rows)
@@ -43,6 +50,9 @@ def check_csv(path, a):
           f"node times {total:.4f} ms, profiler {a.own_ms:.4f} ms vs runs {a.run_ms:.4f} ms")
     for r in rows:
         check(int(r["calls"]) == a.runs, f"{r['name']}: {r['calls']} calls")
+        if untimed(r):
+            check(float(r["total_ms"]) == 0 and float(r["flops"]) == 0 and
+                  float(r["bytes"]) == 0, f"{r['name']}: no time but work counted")
         check(r["bound"] in ("compute", "memory", "latency"), f"{r['name']}: bound {r['bound']}")
         check(float(r["min_ms"]) <= float(r["avg_ms"]) <= float(r["max_ms"]) + 1e-9,
               f"{r['name']}: min/avg/max")
@@ -75,7 +85,14 @@ def check_trace(path, a):
     nodes = [e for e in x if e.get("cat") == "node"]
     on_workers = [e for e in x if e.get("cat") == "worker"]
     check(len(runs) == a.runs, f"{len(runs)} run slices")
-    check(len(nodes) == a.runs * a.nodes, f"{len(nodes)} node slices")
+    timed = [r for r in a.rows if not untimed(r)]
+    check(len(nodes) == a.runs * len(timed), f"{len(nodes)} node slices, {len(timed)} timed nodes")
+    per_node = {}
+    for n in nodes:
+        per_node[n["name"]] = per_node.get(n["name"], 0) + 1
+    for r in timed:
+        name = r["name"] or r["op_type"]
+        check(per_node.get(name, 0) >= a.runs, f"{name}: {per_node.get(name, 0)} slices")
     check(len(on_workers) > 0, "slices on worker tracks")
     for e in x:
         check((e["pid"], e["tid"]) in names, f"slice on an unnamed track {e['pid']}/{e['tid']}")
@@ -101,8 +118,29 @@ def check_svg(path, a):
     check(root.tag == ns + "svg", f"root {root.tag}")
     marks = [c for c in root.iter(ns + "circle") if c.get("class") == "op"]
     check(len(marks) == a.ops, f"{len(marks)} marks for {a.ops} ops")
-    for m in marks:
-        check(m.find(ns + "title") is not None, "each mark names its op")
+    # Marks inside the plot's frame (the stroked rect), each naming its op.
+    frame = [r for r in root.iter(ns + "rect") if r.get("stroke")]
+    check(len(frame) == 1, "one plot frame")
+    if frame:
+        x0, y0 = float(frame[0].get("x")), float(frame[0].get("y"))
+        x1, y1 = x0 + float(frame[0].get("width")), y0 + float(frame[0].get("height"))
+        for m in marks:
+            cx, cy = float(m.get("cx")), float(m.get("cy"))
+            check(x0 <= cx <= x1 and y0 <= cy <= y1, f"mark at {cx},{cy} outside the plot")
+    titles = [m.find(ns + "title") for m in marks]
+    check(all(t is not None for t in titles), "each mark names its op")
+    # Readable: both roofs labelled with their figures, tick labels on both
+    # axes, and every op that has no place on the plot named under it.
+    text = " ".join("".join(t.itertext()) for t in root.iter(ns + "text"))
+    check("compute roof" in text and "memory roof" in text, "roof labels")
+    check("FLOP/byte" in text and "GFLOP/s" in text, "axis titles")
+    for r in getattr(a, "rows", []):
+        name = r["name"] or r["op_type"]
+        if float(r["flops"]) > 0 and float(r["bytes"]) > 0:
+            check(any(t is not None and "".join(t.itertext()).startswith(name + " (")
+                      for t in titles), f"{name} has a mark")
+        else:
+            check(name in text.split("not placed", 1)[-1], f"{name} named as not placed")
 
 
 def main():

@@ -6,14 +6,18 @@
  * op, and all three parsed again by tests/profile/check_profile.py (Python's
  * csv, json and xml.etree) when the repository's .venv is there; perf
  * counters forced unavailable (API and VINCI_PERF_DISABLE=1); the counters
- * API around a plain run; an asynchronous run's stream track; the origins of
- * fused nodes; and the bound rule on known cases. Fixed roofs keep the
- * classification independent of the VM.
+ * API around a plain run, on this thread and on another; an asynchronous
+ * run's stream track; a view node (it runs no kernel) in every output; the
+ * origins of fused nodes; and the bound rule on known cases. Fixed roofs
+ * keep the classification independent of the VM.
  */
+#include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "csv_field.h"
+#include "graph/onnx_build.h"
 #include "vinci/profile.h"
 #include "vinci/runtime.h"
 #include "vt.h"
@@ -231,7 +235,8 @@ static void check_svg(const vn_profiler *p, const char *path)
     VT_CHECK(!strncmp(s, "<?xml", 5) && strstr(s, "</svg>"), "SVG document");
     VT_CHECK(count(s, "<circle class=\"op\"") == ops, "%d circles for %d ops",
              count(s, "<circle class=\"op\""), ops);
-    VT_CHECK(count(s, "<circle") == count(s, "</circle>"), "balanced circles");
+    VT_CHECK(count(s, "<circle class=\"op\"") == count(s, "</circle>"), "balanced circles");
+    VT_CHECK(strstr(s, "compute roof") && strstr(s, "memory roof"), "roofs labelled");
     free(s);
 }
 
@@ -433,6 +438,145 @@ static void test_counters_api(void)
     vn_model_destroy(m);
 }
 
+/* A model with a view: x[16,128,128] -> Relu "act" -> Flatten "flat" -> Sigmoid
+ * "out". Flatten runs no kernel (its output is act's bytes), so the executor
+ * never times it: every run still counts it, with no time, no work, no slice. */
+static void test_view_node(void)
+{
+    ob gr = {0};
+    const char *x[] = {"x", NULL}, *a[] = {"a", NULL}, *fl[] = {"f", NULL}, *y[] = {"y", NULL};
+    int64_t dims[3] = {16, 128, 128}; /* 1 MiB: node times well over the executor's */
+    ob_node(&gr, "Relu", "act", x, a, NULL);
+    ob_node(&gr, "Flatten", "flat", a, fl, NULL);
+    ob_node(&gr, "Sigmoid", "out", fl, y, NULL);
+    ob_str(&gr, 2, "view");
+    ob_value_info(&gr, 11, "x", OB_FLOAT, 3, dims, NULL);
+    ob_value_info(&gr, 12, "y", OB_FLOAT, -1, NULL, NULL);
+    ob bytes = ob_model(&gr, 17);
+    vn_graph *g = NULL;
+    vn_model *m = NULL;
+    VT_OK(vn_graph_load_onnx_bytes(bytes.p, bytes.n, "view.onnx", NULL, &g));
+    ob_free(&bytes);
+    vn_compile_options o = {.opt_level = 1};
+    if (g) VT_OK(vn_model_compile(g, &o, &m));
+    if (!m) return vn_graph_destroy(g);
+    int32_t flat = -1;
+    for (int32_t i = 0; i < vn_model_num_nodes(m); i++) {
+        const char *name = "";
+        vn_model_node(m, i, &name, NULL, NULL);
+        if (!strcmp(name, "flat")) flat = i;
+    }
+    VT_CHECK(flat >= 0, "the Flatten node is kept");
+    vn_profiler *p = NULL;
+    vn_model_ctx *c = NULL;
+    vn_named_tensor in = {"x", {{VN_F32, 3, {16, 128, 128}}, NULL}};
+    in.tensor.data = vn_aligned_alloc(16 * 128 * 128 * 4, 64);
+    memset(in.tensor.data, 0, 16 * 128 * 128 * 4);
+    VT_OK(vn_model_ctx_create(m, &c));
+    VT_OK(vn_profiler_create(m, PEAK_GFLOPS, PEAK_GBS, &p));
+    for (int32_t i = 0; i < 5; i++) VT_OK(vn_profiler_run(p, c, &in, 1));
+    for (int32_t i = 0; p && i < vn_profiler_num_nodes(p); i++) {
+        const vn_profile_node *n = vn_profiler_node(p, i);
+        VT_CHECK(n->calls == 5, "%s: %lld calls in 5 runs", n->name, (long long)n->calls);
+        if (i == flat)
+            VT_CHECK(n->total_ms == 0 && n->flops == 0 && n->bytes == 0, "flat: no time, no work");
+        else
+            VT_CHECK(n->total_ms > 0, "%s timed", n->name);
+    }
+    out_dir od;
+    write_all(p, &od);
+    char *t = read_all(od.trace);
+    VT_CHECK(t && count(t, "\"cat\":\"node\"") == 5 * (vn_model_num_nodes(m) - 1),
+             "a slice per run of each node that ran a kernel");
+    VT_CHECK(t && !strstr(t, "\"name\":\"flat\""), "no slice for the view");
+    free(t);
+    t = read_all(od.svg);
+    VT_CHECK(t && strstr(t, "not placed") && strstr(t, "flat"), "the roofline names the view");
+    free(t);
+    check_python(p, od.dir, false);
+    remove_all(&od);
+    vn_profiler_destroy(p);
+    vn_model_ctx_destroy(c);
+    vn_aligned_free(in.tensor.data);
+    vn_model_destroy(m);
+    vn_graph_destroy(g);
+}
+
+typedef struct runner_arg {
+    vn_model *m;
+    vn_model_ctx *c;
+    vn_named_tensor *in;
+    int64_t cpu_ns; /* the runner thread's CPU time over its runs */
+} runner_arg;
+
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void *run_elsewhere(void *arg)
+{
+    runner_arg *r = arg;
+    int64_t t0 = thread_cpu_ns();
+    for (int32_t i = 0; i < 20; i++) VT_OK(vn_model_run(r->m, r->c, r->in, 1, NULL, 0));
+    r->cpu_ns = thread_cpu_ns() - t0;
+    return NULL;
+}
+
+static int64_t workers_task_clock(int32_t workers)
+{
+    int64_t sum = 0;
+    for (int32_t k = 0; k < workers; k++) {
+        vn_counter_values w;
+        VT_OK(vn_counters_sample_worker(k, &w));
+        sum += w.value[VN_CTR_TASK_CLOCK_NS];
+    }
+    return sum;
+}
+
+/* The counters API around runs on another host thread, which ran its
+ * launches' blocks itself as their caller (and has exited by the second
+ * sample): a sample on this thread counts those blocks too. The runner's
+ * blocks are most of its CPU time; without them the sample would hold only
+ * the workers' part and this thread's few microseconds. */
+static void test_counters_other_thread(void)
+{
+    vn_model *m = compile_mlp(1);
+    if (!m) return;
+    vn_device *d = NULL;
+    vn_model_ctx *c = NULL;
+    VT_OK(vn_device_default(&d));
+    vn_named_tensor in = {"x", {{VN_F32, 2, {64, 64}}, NULL}};
+    in.tensor.data = vn_aligned_alloc(64 * 64 * 4, 64);
+    memset(in.tensor.data, 0, 64 * 64 * 4);
+    VT_OK(vn_model_ctx_create(m, &c));
+    VT_OK(vn_counters_enable(d));
+    int32_t nw = vn_device_num_workers(d);
+    vn_counter_values a, b, diff;
+    VT_OK(vn_counters_sample(&a));
+    int64_t workers_a = workers_task_clock(nw);
+    runner_arg r = {m, c, &in, 0};
+    pthread_t t;
+    VT_CHECK(pthread_create(&t, NULL, run_elsewhere, &r) == 0, "runner thread");
+    pthread_join(t, NULL);
+    VT_OK(vn_counters_sample(&b));
+    int64_t workers_b = workers_task_clock(nw);
+    vn_counters_diff(&a, &b, &diff);
+    int64_t beyond = diff.value[VN_CTR_TASK_CLOCK_NS] - (workers_b - workers_a);
+    printf("  runner CPU %lld us; sample %lld us, of it workers %lld us, the rest %lld us\n",
+           (long long)r.cpu_ns / 1000, (long long)diff.value[VN_CTR_TASK_CLOCK_NS] / 1000,
+           (long long)(workers_b - workers_a) / 1000, (long long)beyond / 1000);
+    VT_CHECK(diff.supported[VN_CTR_TASK_CLOCK_NS] && beyond >= r.cpu_ns / 2,
+             "the runner's own blocks are counted: %lld ns beyond the workers, runner CPU %lld ns",
+             (long long)beyond, (long long)r.cpu_ns);
+    vn_counters_disable();
+    vn_model_ctx_destroy(c);
+    vn_aligned_free(in.tensor.data);
+    vn_model_destroy(m);
+}
+
 /* O2 fuses fc1 + its bias (and fc2 + gate ...): the fused nodes list the
  * ONNX nodes they came from, every name a node of the unfused (O1) model. */
 static void test_fused_from(void)
@@ -527,6 +671,8 @@ int main(void)
     VT_RUN(test_async_profile);
     VT_RUN(test_counters_unavailable);
     VT_RUN(test_counters_api);
+    VT_RUN(test_counters_other_thread);
+    VT_RUN(test_view_node);
     VT_RUN(test_fused_from);
     VT_RUN(test_roofs_per_device);
     for (int i = 0; i < num_graphs; i++) vn_graph_destroy(graphs[i]);
