@@ -3,8 +3,8 @@
  * [--out DIR] [--top N] [--peaks GFLOPS,GBS] [--input-shape name:dims]
  * [--async] [-O0..-O3]`: on a device of N worker threads (default: as
  * VINCI_NUM_THREADS or the usable CPUs), run the
- * model on zero-filled inputs, `iters` times without and then with profiling
- * (three alternating rounds, the profile covers all profiled runs),
+ * model on zero-filled inputs 3 x `iters` times without and as many with
+ * profiling, one of each in turn (the profile covers all profiled runs),
  * write DIR/op_summary.csv, DIR/trace.json and DIR/roofline.svg, and print the
  * top-N nodes by time and the profiling overhead. Without --peaks the roofs
  * are measured (as `vinci machine`, a few seconds). --async runs the model
@@ -22,7 +22,7 @@
 #include "vinci/profile.h"
 
 #define MAX_IO 64
-#define ROUNDS 3 /* profiled runs: ROUNDS * iters */
+#define ROUNDS 3 /* plain and profiled runs: ROUNDS * iters each */
 
 typedef struct prof_opts {
     const char *path, *out;
@@ -53,16 +53,18 @@ static run_cost cost_now(void)
     return (run_cost){now_ms(CLOCK_MONOTONIC), now_ms(CLOCK_PROCESS_CPUTIME_ID)};
 }
 
-static run_cost cost_since(run_cost t0, int32_t iters)
+static int by_value(const void *a, const void *b)
 {
-    run_cost t1 = cost_now();
-    return (run_cost){(t1.wall - t0.wall) / iters, (t1.cpu - t0.cpu) / iters};
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
 }
 
-static void keep_best(run_cost *best, run_cost c)
+/* The median of v[0..n) (reorders v). */
+static double median(double *v, int32_t n)
 {
-    best->wall = c.wall < best->wall ? c.wall : best->wall;
-    best->cpu = c.cpu < best->cpu ? c.cpu : best->cpu;
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Zeros are a valid value of every dtype (and index): enough to time dense ops. */
@@ -90,25 +92,55 @@ static vn_status run_once(const vn_model *m, vn_model_ctx *c, const vn_named_ten
     return st != VN_OK ? st : sync;
 }
 
-static vn_status plain_runs(const vn_model *m, vn_model_ctx *c, const vn_named_tensor *in,
-                            int32_t n, int32_t iters, vn_stream *s, run_cost *cost)
+/* One run, profiled when p is not NULL, and what it cost. */
+static vn_status timed_run(const vn_model *m, vn_profiler *p, vn_model_ctx *c,
+                           const vn_named_tensor *in, int32_t n, vn_stream *s, run_cost *cost)
 {
-    vn_status st = VN_OK;
     run_cost t0 = cost_now();
-    for (int32_t i = 0; i < iters && st == VN_OK; i++) st = run_once(m, c, in, n, s);
-    *cost = cost_since(t0, iters);
+    vn_status st = !p  ? run_once(m, c, in, n, s)
+                   : s ? vn_profiler_run_async(p, c, s, in, n)
+                       : vn_profiler_run(p, c, in, n);
+    run_cost t1 = cost_now();
+    *cost = (run_cost){t1.wall - t0.wall, t1.cpu - t0.cpu};
     return st;
 }
 
-static vn_status profiled_runs(vn_profiler *p, vn_model_ctx *c, const vn_named_tensor *in,
-                               int32_t n, int32_t iters, vn_stream *s, run_cost *cost)
+/* The overhead of profiling: `runs` pairs of one plain and one profiled run,
+ * in alternating order, so that a neighbour's burst on this shared machine
+ * hits both sides of a pair alike. Printed: the median run of each side,
+ * the median of the pairs' ratios and the CPU time of all threads. */
+typedef struct overhead {
+    double *wall[2], *cpu[2], *ratio; /* [0] plain, [1] profiled */
+    int32_t runs;
+} overhead;
+
+static vn_status measure(const vn_model *m, vn_profiler *p, vn_model_ctx *c,
+                         const vn_named_tensor *in, int32_t n, vn_stream *s, overhead *o)
 {
     vn_status st = VN_OK;
-    run_cost t0 = cost_now();
-    for (int32_t i = 0; i < iters && st == VN_OK; i++)
-        st = s ? vn_profiler_run_async(p, c, s, in, n) : vn_profiler_run(p, c, in, n);
-    *cost = cost_since(t0, iters);
+    for (int32_t i = 0; i < o->runs && st == VN_OK; i++)
+        for (int32_t k = 0; k < 2 && st == VN_OK; k++) {
+            int32_t on = (k + i) % 2; /* even pairs plain first, odd ones profiled first */
+            run_cost r;
+            st = timed_run(m, on ? p : NULL, c, in, n, s, &r);
+            o->wall[on][i] = r.wall;
+            o->cpu[on][i] = r.cpu;
+        }
+    for (int32_t i = 0; i < o->runs; i++)
+        o->ratio[i] = o->wall[0][i] > 0 ? o->wall[1][i] / o->wall[0][i] : 1;
     return st;
+}
+
+static void print_overhead(overhead *o)
+{
+    double ratio = median(o->ratio, o->runs);
+    double off = median(o->wall[0], o->runs), on = median(o->wall[1], o->runs);
+    double coff = median(o->cpu[0], o->runs), con = median(o->cpu[1], o->runs);
+    printf("overhead: %.4f ms/run off, %.4f ms/run on (%+.1f%%; median of %d pairs of runs, "
+           "paired ratio %+.1f%%); CPU time of all threads %.4f ms/run off, %.4f ms/run on "
+           "(%+.1f%%)\n",
+           off, on, off > 0 ? 100.0 * (on - off) / off : 0, (int)o->runs, 100.0 * (ratio - 1), coff,
+           con, coff > 0 ? 100.0 * (con - coff) / coff : 0);
 }
 
 static int write_outputs(const vn_profiler *p, const char *dir)
@@ -127,37 +159,35 @@ static int write_outputs(const vn_profiler *p, const char *dir)
     return 0;
 }
 
-/* Unprofiled then profiled runs (after a warm-up), the files, the table. */
+/* Plain and profiled runs in turn (after a warm-up), the files, the table. */
 static int profile_model(const vn_model *m, const prof_opts *o)
 {
     vn_named_tensor in[MAX_IO];
     int32_t n = 0;
     vn_model_ctx *c = NULL;
     vn_profiler *p = NULL;
-    run_cost off = {0, 0}, on = {0, 0};
     vn_stream *s = o->async ? vn_device_default_stream(o->dev) : NULL;
-    int rc = make_inputs(m, in, &n);
+    overhead ov = {.runs = ROUNDS * o->iters};
+    double *times = calloc((size_t)ov.runs * 5, sizeof *times);
+    for (int32_t k = 0; k < 2 && times; k++) {
+        ov.wall[k] = times + (size_t)ov.runs * (size_t)k;
+        ov.cpu[k] = times + (size_t)ov.runs * (size_t)(2 + k);
+    }
+    ov.ratio = times ? times + (size_t)ov.runs * 4 : NULL;
+    memset(in, 0, sizeof in); /* freed up to n even when make_inputs stops early */
+    int rc = times ? make_inputs(m, in, &n) : (fprintf(stderr, "vinci profile: no memory\n"), 1);
     vn_status st = rc ? VN_ERR_OUT_OF_MEMORY : vn_model_ctx_create(m, &c);
     if (st == VN_OK) st = vn_profiler_create(m, o->gflops, o->gbs, &p);
-    if (st == VN_OK) st = plain_runs(m, c, in, n, 1, s, &off); /* warm-up */
-    off = on = (run_cost){1e300, 1e300};
-    /* Alternating rounds, best of each: one noisy round must not decide the overhead. */
-    for (int32_t r = 0; r < ROUNDS && st == VN_OK; r++) {
-        run_cost a = {0, 0}, b = {0, 0};
-        st = plain_runs(m, c, in, n, o->iters, s, &a);
-        if (st == VN_OK) st = profiled_runs(p, c, in, n, o->iters, s, &b);
-        keep_best(&off, a);
-        keep_best(&on, b);
-    }
+    run_cost warm;
+    if (st == VN_OK) st = timed_run(m, NULL, c, in, n, s, &warm);
+    if (st == VN_OK) st = measure(m, p, c, in, n, s, &ov);
     if (st != VN_OK && rc == 0) rc = (fprintf(stderr, "vinci profile: %s\n", vn_last_error()), 1);
     if (rc == 0) rc = write_outputs(p, o->out);
     if (rc == 0) {
         vn_profiler_print_top(p, o->top, stdout);
-        printf("overhead: %.4f ms/run off, %.4f ms/run on (%+.1f%%); CPU time of all threads "
-               "%.4f ms/run off, %.4f ms/run on (%+.1f%%)\n",
-               off.wall, on.wall, off.wall > 0 ? 100.0 * (on.wall - off.wall) / off.wall : 0,
-               off.cpu, on.cpu, off.cpu > 0 ? 100.0 * (on.cpu - off.cpu) / off.cpu : 0);
+        print_overhead(&ov);
     }
+    free(times);
     vn_profiler_destroy(p);
     vn_model_ctx_destroy(c);
     for (int32_t i = 0; i < n; i++) vn_aligned_free(in[i].tensor.data);

@@ -5,8 +5,9 @@ scripts/gen_models.py):
   off: `vinci bench` of this build against a build without the profiler's
        block hook (--base, e.g. the previous commit built elsewhere), rounds
        interleaved, median of the per-round minimum latencies;
-  on:  `vinci profile` (which alternates unprofiled and profiled rounds in
-       one process and prints both), repeated, median overhead.
+  on:  `vinci profile` (which alternates single unprofiled and profiled runs
+       in one process and prints the median run of each and the median of
+       the pairs' ratios), repeated, median of both figures.
 
 Usage: measure_overhead.py MODEL --vinci build/vinci [--base other/vinci]
        [--threads 2] [--iters 10] [--rounds 5]
@@ -32,8 +33,9 @@ def profile(vinci, model, threads, iters):
         out = subprocess.run([vinci, "profile", model, "--threads", str(threads), "--iters",
                               str(iters), "--out", d, "--peaks", "100,10"],
                              capture_output=True, text=True, check=True).stdout
-    m = re.search(r"overhead: ([\d.]+) ms/run off, ([\d.]+) ms/run on", out)
-    return float(m.group(1)), float(m.group(2))
+    m = re.search(r"overhead: ([\d.]+) ms/run off, ([\d.]+) ms/run on .*paired ratio "
+                  r"([-+\d.]+)%", out)
+    return float(m.group(1)), float(m.group(2)), float(m.group(3))
 
 
 def main():
@@ -53,11 +55,14 @@ def main():
         mb, mn = statistics.median(base), statistics.median(new)
         print(f"off: base {mb:.3f} ms, this build {mn:.3f} ms ({100 * (mn - mb) / mb:+.1f}%); "
               f"rounds base {base}, new {new}")
-    pairs = [profile(a.vinci, a.model, a.threads, a.iters) for _ in range(a.rounds)]
-    over = [100 * (on - off) / off for off, on in pairs]
+    runs = [profile(a.vinci, a.model, a.threads, a.iters) for _ in range(a.rounds)]
+    over = [100 * (on - off) / off for off, on, _ in runs]
+    paired = [r for _, _, r in runs]
     print(f"on: median overhead {statistics.median(over):+.1f}% "
           f"(rounds: {', '.join(f'{o:+.1f}%' for o in over)}); "
-          f"off/on ms {[(round(x, 2), round(y, 2)) for x, y in pairs]}")
+          f"median paired ratio {statistics.median(paired):+.1f}% "
+          f"(rounds: {', '.join(f'{o:+.1f}%' for o in paired)}); "
+          f"off/on ms {[(round(x, 2), round(y, 2)) for x, y, _ in runs]}")
 
 
 if __name__ == "__main__":
