@@ -3,8 +3,9 @@
  * the model's arrays. Every record field is checked before use: strings,
  * dtypes, ranks and dims (sizes stay below 2^48 bytes, so no later product
  * overflows), memory classes against the model's io lists, arena ranges
- * against the arena size, constant ranges against WEIGHTS, and every index
- * against its array. Messages give the byte offset of the field at fault.
+ * against the arena size and the arena size against the ranges, constant
+ * ranges against WEIGHTS, and every index against its array. Messages give
+ * the byte offset of the field at fault.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -115,7 +116,10 @@ static vn_status read_mem(vnm_loader *ld, const vnm_value *r, int32_t v, uint64_
                    : mem == VN_MEM_ARENA || mem == VN_MEM_OUTPUT ? kind == VN_CV_ACT
                    : mem == VN_MEM_CONST                         ? kind == VN_CV_CONST
                                                                  : kind != VN_CV_CONST;
-    if (mem < VN_MEM_NONE || mem > VN_MEM_OUTPUT || !kind_ok || (mem && !val->known))
+    /* an operator's unused anonymous output (Split's beyond the node's, ...)
+     * has no shape (rank -1, no bytes) but the arena class of every output */
+    bool shape_ok = val->known || mem == VN_MEM_NONE || (mem == VN_MEM_ARENA && kind == VN_CV_ACT);
+    if (mem < VN_MEM_NONE || mem > VN_MEM_OUTPUT || !kind_ok || !shape_ok)
         return vn_vnm_bad(ld, at + 80, "memory class %" PRId32 " does not fit kind %" PRId32, mem,
                           kind);
     val->mem = mem;
@@ -236,6 +240,27 @@ static vn_status read_nodes(vnm_loader *ld)
     return st;
 }
 
+/* The plan's arena is exactly what its values need: the planner's peak is the
+ * end of the highest arena value, 64-byte rounded (buffers sit at 64-byte
+ * offsets, sizes rounded up). A larger size is refused, since every context
+ * allocates and zeroes the whole arena. */
+static vn_status check_arena_size(vnm_loader *ld)
+{
+    const vn_model *m = ld->m;
+    uint64_t end = 0;
+    for (int32_t v = 0; v < m->num_values; v++) {
+        const vn_cvalue *val = &m->values[v];
+        uint64_t e = val->mem == VN_MEM_ARENA ? val->offset + value_bytes(&val->desc) : 0;
+        if (e > end) end = e;
+    }
+    end = (end + VNM_ALIGN - 1) & ~(uint64_t)(VNM_ALIGN - 1);
+    if (ld->plan->arena_bytes > end)
+        return vn_vnm_bad(ld, ld->off[VNM_SEC_PLAN],
+                          "arena of %" PRIu64 " bytes, but its values need %" PRIu64,
+                          ld->plan->arena_bytes, end);
+    return VN_OK;
+}
+
 vn_status vn_vnm_read_model(vnm_loader *ld)
 {
     if (ld->plan->arena_bytes > MAX_BYTES)
@@ -246,6 +271,7 @@ vn_status vn_vnm_read_model(vnm_loader *ld)
     if (st == VN_OK) st = read_model_io(ld);
     for (int32_t v = 0; st == VN_OK && v < ld->m->num_values; v++)
         st = read_mem(ld, (const vnm_value *)(ld->base + VAL_AT(ld, v)), v, VAL_AT(ld, v));
+    if (st == VN_OK) st = check_arena_size(ld);
     if (st == VN_OK) st = read_nodes(ld);
     if (st == VN_OK) st = vn_vnm_read_blobs(ld);
     if (st == VN_OK)

@@ -1,9 +1,11 @@
 /*
  * test_vnm.c — .vnm offline models: compile -> save -> load -> run gives
  * bit-identical outputs to the in-memory compiled model (the bundled
- * mlp_tiny at O0, O1 and O2 (with the fused nodes' fused_from lists), a model with string and
- * tensor attributes, a pass-through output), a loaded model saved and loaded again, the file info,
- * and load errors on missing / empty files. Prints the load time of the bundled model.
+ * mlp_tiny at O0, O1 and O2 (with the fused nodes' fused_from lists), a
+ * model with string and tensor attributes, a pass-through output, a Split
+ * whose unused outputs have no shape), a loaded model saved and loaded again,
+ * the file info, and load errors on missing / empty files. Prints the load
+ * time of the bundled model.
  */
 #include <time.h>
 #include <unistd.h>
@@ -215,6 +217,41 @@ static void test_attr_round_trip(void)
     vn_graph_destroy(g);
 }
 
+/* Split into 2 of its 64 possible outputs: the 62 unused anonymous outputs
+ * have no shape (rank -1) but the arena class, and must load as they are. */
+static void test_split_round_trip(void)
+{
+    ob g = {0}, split_attrs = {0};
+    const char *i1[] = {"x", NULL}, *o1[] = {"s1", "s2", NULL};
+    const char *i2[] = {"s1", NULL}, *o2[] = {"y", NULL};
+    ob_attr_int(&split_attrs, "axis", 1);
+    ob_node(&g, "Split", "split", i1, o1, &split_attrs);
+    ob_node(&g, "Relu", "relu", i2, o2, NULL);
+    ob_str(&g, 2, "split");
+    int64_t xd[2] = {2, 6}, hd[2] = {2, 3};
+    ob_value_info(&g, 11, "x", OB_FLOAT, 2, xd, NULL);
+    ob_value_info(&g, 12, "y", OB_FLOAT, 2, hd, NULL);
+    ob_value_info(&g, 12, "s2", OB_FLOAT, 2, hd, NULL);
+    ob mb = ob_model(&g, 17);
+    vn_graph *gr = NULL;
+    VT_OK(vn_graph_load_onnx_bytes(mb.p, mb.n, "split.onnx", NULL, &gr));
+    ob_free(&mb);
+    float x[12] = {1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -12};
+    vn_named_tensor in = {"x", {{VN_F32, 2, {2, 6}}, x}};
+    for (int level = 0; gr && level <= 1; level++) {
+        vn_compile_options o = {.opt_level = level};
+        vn_model *m = NULL;
+        VT_OK(vn_model_compile(gr, &o, &m));
+        int unshaped = 0;
+        for (int32_t v = 0; m && v < m->num_values; v++)
+            unshaped += m->values[v].desc.rank < 0 && m->values[v].mem == VN_MEM_ARENA;
+        VT_CHECK(!m || unshaped > 0, "O%d: no unused Split output in the arena", level);
+        if (m) round_trip(m, level ? "split1" : "split0", &in, 1);
+        vn_model_destroy(m);
+    }
+    vn_graph_destroy(gr);
+}
+
 static void test_load_errors(void)
 {
     vn_model *m = (vn_model *)1;
@@ -233,6 +270,7 @@ int main(void)
 {
     VT_RUN(test_bundled_round_trip);
     VT_RUN(test_attr_round_trip);
+    VT_RUN(test_split_round_trip);
     VT_RUN(test_load_errors);
     return vt_summary();
 }

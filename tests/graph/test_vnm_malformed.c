@@ -94,7 +94,7 @@ static vn_status try_load(const uint8_t *img, size_t n, outcome *o)
         float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
         vn_named_tensor in = {"x", {{VN_F32, 2, {2, 4}}, x}};
         vn_model_stats s;
-        vn_model_get_stats(m, &s); /* a damaged arena size is legal, but slow to zero */
+        vn_model_get_stats(m, &s); /* the arena is checked; keep damaged runs cheap anyway */
         if (s.arena_bytes < (1u << 20) && vn_model_ctx_create(m, &ctx) == VN_OK)
             vn_model_run(m, ctx, &in, 1, NULL, 0);
         vn_model_ctx_destroy(ctx);
@@ -256,6 +256,13 @@ static void test_targeted(void)
     expect_reject(nodes + 4, n0.name, "not registered");
     expect_reject(meta + 12, 1000, "runs past");
     expect_reject(nodes + 12, 65, "inputs and");
+    /* an arena larger than its values need (each context would zero it all) */
+    uint64_t plan = section(VNM_SEC_PLAN, NULL), arena;
+    memcpy(&arena, g_file + plan, sizeof arena);
+    VT_CHECK(arena > 0 && arena % 64 == 0 && arena < (1u << 20), "arena %llu",
+             (unsigned long long)arena);
+    expect_reject(plan, (uint32_t)arena + 64, "arena of");
+    expect_reject(plan + 4, 1, "arena of"); /* 4 GiB more */
 }
 
 int main(void)
