@@ -33,7 +33,8 @@ void vn_pass_note(vn_pass_report *r, const char *what)
 {
     r->changes++;
     size_t used = strlen(r->detail);
-    if (used + 8 >= sizeof r->detail) return; /* full: "..." already there */
+    if (used >= 3 && !strcmp(r->detail + used - 3, "...")) return; /* full: elided once */
+    if (used + 8 >= sizeof r->detail) return;
     size_t need = strlen(what) + (used ? 2 : 0);
     if (used + need + 5 < sizeof r->detail)
         snprintf(r->detail + used, sizeof r->detail - used, "%s%s", used ? ", " : "", what);

@@ -185,6 +185,28 @@ static void test_constant_folding(void)
 }
 
 /* Every pass has something to do; O0 and O1 must agree. */
+/* A pass's detail names changes until it is full, then ends in one "...";
+ * `changes` counts them all. */
+static void test_report_detail(void)
+{
+    vn_pass_report r;
+    memset(&r, 0, sizeof r);
+    char what[64];
+    for (int i = 0; i < 60; i++) {
+        snprintf(what, sizeof what, "node 'layer%d.conv' (Conv)+Relu", i);
+        vn_pass_note(&r, what);
+    }
+    VT_CHECK(r.changes == 60, "changes %d, want 60", (int)r.changes);
+    VT_CONTAINS(r.detail, "node 'layer0.conv' (Conv)+Relu, node 'layer1.conv'");
+    size_t n = strlen(r.detail);
+    VT_CHECK(n >= 5 && !strcmp(r.detail + n - 5, ", ..."), "detail ends '%s'", r.detail);
+    VT_CHECK(strstr(r.detail, "...") == r.detail + n - 3, "more than one '...': %s", r.detail);
+    memset(&r, 0, sizeof r);
+    vn_pass_note(&r, "a");
+    vn_pass_note(&r, "b");
+    VT_CHECK(!strcmp(r.detail, "a, b") && r.changes == 2, "detail '%s'", r.detail);
+}
+
 static void test_levels_agree(void)
 {
     ob g = {0};
@@ -241,6 +263,7 @@ int main(void)
     VT_RUN(test_dead_nodes);
     VT_RUN(test_shape_folding);
     VT_RUN(test_constant_folding);
+    VT_RUN(test_report_detail);
     VT_RUN(test_levels_agree);
     return vt_summary();
 }
