@@ -11,6 +11,9 @@ vinci:  VINCI_NUM_THREADS=N vinci bench model.onnx --threads 1 --iters I
         model, the ONNX file already parsed), the arena peak of the memory plan,
         and the process's peak RSS (os.wait4). Load+compile wall: the wall time
         of a whole `vinci compile model.onnx` process (parse + compile + exit).
+        vnm load: the offline model's load time (`vinci compile -o model.vnm`,
+        then the median of 3 `vinci info model.vnm` loads: mmap, hashes,
+        checks, re-plan), the figure to set against ORT's session creation.
 ORT:    a fresh Python subprocess per measurement: InferenceSession with
         graph optimisation 'all', intra_op_num_threads=N, inter_op 1,
         CPUExecutionProvider; session creation time (load + optimise), one
@@ -150,6 +153,25 @@ def vinci_load_compile(args, path):
     return wall * 1e3 if rc == 0 else None
 
 
+def vinci_vnm_load(args, path, loads=3):
+    """Median load time of the model's .vnm offline model (`vinci compile -o`, then
+    `vinci info model.vnm` `loads` times: the loader's own timer, mmap to runnable
+    model, hashes and checks included), and the .vnm's size in MiB."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="vinci-bench-") as tmp:
+        vnm = os.path.join(tmp, "model.vnm")
+        rc, _, _, _, _ = run_measured([args.vinci, "compile", path, "-o", vnm], None, args.timeout)
+        if rc != 0:
+            return None, None
+        ms = []
+        for _ in range(loads):
+            rc, out, _, _, _ = run_measured([args.vinci, "info", vnm], None, args.timeout)
+            m = re.search(r"^load: ([\d.]+) ms", out, re.M)
+            if rc == 0 and m:
+                ms.append(float(m.group(1)))
+        return med(ms), os.path.getsize(vnm) / 2**20
+
+
 def ort_bench(args, path, threads):
     rc, out, err, rss, _ = run_measured([sys.executable, "-c", ORT_WORKER, path, str(threads),
                                          str(args.iters)], None, args.timeout)
@@ -257,11 +279,13 @@ def main():
         subprocess.run([sys.executable, os.path.join(HERE, "gen_models.py"), "--out",
                         args.models_dir, "--models", ",".join(missing)], check=True)
     raw = {}  # (model, threads) -> {"vinci": [...], "ort": [...]}
-    load = {}
+    load, vnm_load, vnm_mib = {}, {}, {}
     for rnd in range(args.rounds):
         for name in names:
             path = os.path.join(args.models_dir, name + ".onnx")
             load.setdefault(name, []).append(vinci_load_compile(args, path))
+            ms, vnm_mib[name] = vinci_vnm_load(args, path)
+            vnm_load.setdefault(name, []).append(ms)
             for t in threads:
                 v = vinci_bench(args, path, t)
                 o = ort_bench(args, path, t)
@@ -282,7 +306,8 @@ def main():
     peak_of = lambda t: peaks.get(t) or (peak1 * t if peak1 else None)
     hdr = ("model", "thr", "vinci ms", "ort ms", "vn/ort", "GFLOP", "vn %peak", "ort %peak",
            "vn min/max", "ort min/max",
-           "vn compile", "vn load+cmp", "ort session", "vn arena", "vn RSS", "ort RSS (sess)")
+           "vn compile", "vn load+cmp", "vnm load", "ort session", "vn arena", "vn RSS",
+           "ort RSS (sess)")
     rows, notes = [], []
     for (name, t), d in raw.items():
         vs = [x for x in d["vinci"] if x["status"] == "ok"]
@@ -301,7 +326,7 @@ def main():
                      f"{fmt(g(vs, 'min'), '{:.1f}')}/{fmt(g(vs, 'max'), '{:.1f}')}",
                      f"{fmt(g(os_, 'min'), '{:.1f}')}/{fmt(g(os_, 'max'), '{:.1f}')}",
                      fmt(g(vs, "compile_ms"), "{:.1f} ms"), fmt(med(load[name]), "{:.0f} ms"),
-                     fmt(g(os_, "create_ms"), "{:.0f} ms"),
+                     fmt(med(vnm_load[name]), "{:.1f} ms"), fmt(g(os_, "create_ms"), "{:.0f} ms"),
                      fmt(g(vs, "arena_mib"), "{:.1f} MiB"), fmt(g(vs, "rss_mib"), "{:.0f} MiB"),
                      (fmt(g(os_, "rss_mib"), "{:.0f}") + " (" +
                       fmt(med([x["rss_mib"] - x["base_rss_mib"] for x in os_]), "{:.0f}") +
@@ -323,7 +348,8 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({f"{k[0]}@{k[1]}": v for k, v in raw.items()} |
-                      {"load_compile_ms": load}, f, indent=1)
+                      {"load_compile_ms": load, "vnm_load_ms": vnm_load, "vnm_mib": vnm_mib},
+                      f, indent=1)
     return 0
 
 

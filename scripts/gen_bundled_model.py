@@ -74,6 +74,8 @@ def reference(w, x):
 
 
 def main():
+    if len(sys.argv) > 2 or (len(sys.argv) > 1 and sys.argv[1].startswith("-")):
+        sys.exit(__doc__.strip().splitlines()[-1])  # -h / --help: usage, not a folder named so
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "models")
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(20240611)
