@@ -42,14 +42,14 @@ static inline int vn_cli_parse_level(const char *arg, int *level)
 }
 
 /* The model options of compile, run, bench and profile: -O0..-O3 and
- * --precision f32|bf16 (vn_precision). 1: argv[*i] was one (and *i is past
- * its value); -1: --precision with no valid value; 0: not one of them. */
+ * --precision f32|bf16 (vn_precision; fp32 is f32). 1: argv[*i] was one (and
+ * *i is past its value); -1: --precision with no valid value; 0: not one of them. */
 static inline int vn_cli_parse_model_opt(int argc, char **argv, int *i, int *level, int *precision)
 {
     if (vn_cli_parse_level(argv[*i], level)) return 1;
     if (strcmp(argv[*i], "--precision")) return 0;
     const char *v = *i + 1 < argc ? argv[++*i] : "";
-    if (!strcmp(v, "f32") || !strcmp(v, "bf16")) {
+    if (!strcmp(v, "f32") || !strcmp(v, "fp32") || !strcmp(v, "bf16")) {
         *precision = v[0] == 'b'; /* VN_PRECISION_BF16 : VN_PRECISION_F32 */
         return 1;
     }

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "../../tools/cli.h"
 #include "graph/compile.h"
 #include "test_fuse_util.h"
 #include "vinci/ops.h"
@@ -199,10 +200,29 @@ static void test_errors(void)
     vn_op_plan_destroy(p);
 }
 
+/* The CLI's --precision values: f32 (or fp32, as [E] spells it) and bf16. */
+static void test_cli_precision(void)
+{
+    const char *cases[][2] = {{"f32", "0"},   {"fp32", "0"}, {"bf16", "1"},
+                              {"fp16", "-1"}, {"", "-1"},    {"F32", "-1"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char opt[] = "--precision", val[16];
+        snprintf(val, sizeof val, "%s", cases[c][0]);
+        char *argv[] = {opt, val};
+        int i = 0, level = 3, precision = 7;
+        int r = vn_cli_parse_model_opt(val[0] ? 2 : 1, argv, &i, &level, &precision);
+        int want = atoi(cases[c][1]);
+        VT_CHECK(r == (want < 0 ? -1 : 1), "--precision '%s': %d", val, r);
+        VT_CHECK(want < 0 || precision == want, "--precision '%s': precision %d", val, precision);
+        VT_CHECK(level == 3, "--precision '%s' changed the level", val);
+    }
+}
+
 int main(void)
 {
     VT_RUN(test_levels);
     VT_RUN(test_offline_model);
     VT_RUN(test_errors);
+    VT_RUN(test_cli_precision);
     return vt_summary();
 }
