@@ -27,5 +27,13 @@ void vn_ctr_snapshot(vn_ctr_worker *workers, int32_t num_workers, vn_counter_val
                      vn_ctr_worker *self_blocks);
 /* The enabled device's worker count (0 when disabled). */
 int32_t vn_ctr_num_workers(void);
+/* As vn_counters_disable, but every thread's perf events stay on, so that
+ * the next vn_counters_enable switches none (profiled runs in a row). Events
+ * on cost only at their threads' context switches, none at blocks. */
+void vn_ctr_pause(void);
+/* Switches the events off unless counting was enabled again since a pause. */
+void vn_ctr_release(void);
+/* How many times every thread's events were switched on or off (tests). */
+int64_t vn_ctr_switches(void);
 
 #endif /* VINCI_PROFILE_COUNTERS_H */

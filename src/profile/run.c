@@ -1,6 +1,7 @@
 /*
- * run.c — profiled model runs: the executor's hook and the workers' counters
- * are on for the run only, the run is an enclosing slice on the track of its
+ * run.c — profiled model runs: the executor's hook and the workers' block
+ * counting are on for the run only (their perf events from the first run to
+ * vn_profiler_destroy), the run is an enclosing slice on the track of its
  * nodes. One profiled run at a time per process (the hook is global).
  */
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static void count_alias_nodes(vn_profiler *p)
 void vn_prof_run_end(vn_profiler *p, int64_t t0, int64_t t1, bool completed)
 {
     atomic_store(&vn_prof_hook_active, NULL);
-    vn_counters_disable();
+    vn_ctr_pause(); /* the events stay on for the next run: vn_profiler_destroy releases them */
     vn_prof_add_slice(p, -1, p->pid, p->tid, t0, t1);
     if (completed) count_alias_nodes(p);
     p->runs++;

@@ -200,6 +200,7 @@ vn_status vn_profiler_create(const vn_model *model, double peak_gflops, double p
 void vn_profiler_destroy(vn_profiler *p)
 {
     if (!p) return;
+    if (p->runs) vn_ctr_release(); /* the perf events its runs left on */
     free(p->nodes);
     free(p->slices);
     free(p->records);
