@@ -219,7 +219,7 @@ static vn_status alloc_locked(mem_alloc *a, vn_stream *s, size_t bytes, void **o
 {
     size_t size = vn_mem_round_size(bytes);
     if (a->fault_countdown && --a->fault_countdown == 0) {
-        atomic_store_explicit(&a->fault_armed, false, memory_order_relaxed);
+        mem_tc_fault_armed(a, false);
         return oom(a, s, bytes, size, "injected fault");
     }
     mem_block *b = take_cached(a, s, size);
@@ -281,6 +281,7 @@ vn_status mem_free_locked(void *ptr)
     vn_status st = live_block("vn_mem_free", ptr, &b);
     if (st == VN_OK) {
         mem_alloc *a = b->alloc;
+        mem_tc_unhot(b);
         atomic_store_explicit(&b->holder, 0, memory_order_relaxed);
         a->stats.allocated -= b->size;
         a->stats.requested -= b->request;
@@ -312,6 +313,7 @@ static vn_status add_use(mem_block *b, vn_stream *s)
         b->cap_uses = cap;
     }
     b->uses[b->num_uses++] = (mem_use){s, NULL};
+    mem_tc_unhot(b); /* the fast frees do not look at uses */
     return VN_OK;
 }
 
@@ -385,7 +387,7 @@ vn_status vn_mem_set_limit(vn_device *device, uint64_t bytes)
 static vn_status fault_fn(mem_alloc *a, void *ctx)
 {
     a->fault_countdown = *(const uint64_t *)ctx;
-    atomic_store_explicit(&a->fault_armed, a->fault_countdown != 0, memory_order_relaxed);
+    mem_tc_fault_armed(a, a->fault_countdown != 0);
     return VN_OK;
 }
 

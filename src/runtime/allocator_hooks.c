@@ -105,6 +105,7 @@ void vn_mem_on_device_destroy(vn_device *device)
     mem_lock();
     mem_alloc *a = mem_allocs_unlink(device);
     if (a) {
+        mem_tc_fault_armed(a, false);
         mem_tc_stop();
         mem_tc_flush(a, NULL, true); /* off the thread caches; released below */
         release_every_block(a);

@@ -6,12 +6,13 @@
  *
  * Invariants (all state is guarded by the one lock, mem_lock / mem_unlock,
  * except a thread cache's bins, which its thread also uses without the lock:
- * see allocator_tcache.c for that protocol):
+ * see allocator_tcache*.c for that protocol):
  *   - every block reserved from the OS is in the pointer table exactly once,
  *     from its creation until it is given back to the OS;
  *   - a block is in exactly one state: LIVE (handed out, in no list), CACHED
- *     (on the free list of `bin` or of a thread-cache bin), or PENDING (on
- *     its allocator's pending list, waiting for the events in `uses`);
+ *     (on the free list of `bin` or of a thread-cache bin, or a thread-cache
+ *     bin's hot block), or PENDING (on its allocator's pending list, waiting
+ *     for the events in `uses`);
  *   - a bin's free list holds only blocks of exactly `bin->size` bytes, all
  *     safe to hand to work on `bin->stream` now (stream order protects them);
  *     a bin with stream NULL is the shared cache, safe for any stream;
@@ -47,9 +48,11 @@ typedef struct mem_use {
 } mem_use;
 
 typedef struct mem_block {
-    /* The thread cache (its id) that handed the block out and may free it
-     * without the lock; 0 when none. Read by threads holding a stale pointer
-     * to the record, hence atomic; records are never freed (mem_record_*). */
+    /* The thread cache that handed the block out and may free it without the
+     * lock: its id << 8, plus (bin index + 1) while the block is that bin's
+     * hot block (cached or out); 0 when none. Read by threads holding a stale
+     * pointer to the record, hence atomic; records are never freed
+     * (mem_record_*). */
     atomic_ullong holder;
     void *ptr;
     size_t size;    /* rounded: the bytes reserved */
@@ -85,7 +88,7 @@ struct mem_alloc {
     size_t num_events, cap_events;
     vn_mem_stats stats;
     uint64_t fault_countdown; /* 0: disarmed */
-    atomic_bool fault_armed;  /* fault_countdown != 0, for the lock-free fast path */
+    bool fault_armed;         /* counted in the thread caches (mem_tc_fault_armed) */
     uint64_t seq;             /* counts frees */
     uint64_t commit;          /* allocated + thread-cache credits (see invariants) */
 };
@@ -148,7 +151,7 @@ static inline size_t mem_round(size_t bytes)
 vn_status mem_alloc_locked(vn_device *device, vn_stream *stream, size_t bytes, void **out);
 vn_status mem_free_locked(void *ptr);
 
-/* ---- allocator_tcache.c: per-thread caches (vn_mem_alloc / vn_mem_free's
+/* ---- allocator_tcache*.c: per-thread caches (vn_mem_alloc / vn_mem_free's
  * lock-free fast path) ---- */
 typedef struct mem_tcache mem_tcache;
 /* The calling thread's cache, created on first use (NULL: no memory). */
@@ -169,8 +172,12 @@ void mem_tc_resume(void);
 /* Folds every thread cache's counters and credits for `a` into a->stats and
  * a->commit, and returns the bytes cached in thread caches. */
 uint64_t mem_tc_fold(mem_alloc *a);
-/* Folds only the calling thread's credits for `a` (no stop needed). */
-void mem_tc_fold_own_credit(mem_tcache *tc, mem_alloc *a);
+/* Records whether `a` has a fault injection armed (a->fault_armed); while any
+ * allocator has, every allocation takes the locked path, which counts it. */
+void mem_tc_fault_armed(mem_alloc *a, bool armed);
+/* Before a locked free or record_stream of live block b: b stops being a hot
+ * block, so no fast path frees it. */
+void mem_tc_unhot(mem_block *b);
 /* True when a thread other than the caller holds a bin of `a`. */
 bool mem_tc_others(mem_tcache *self, mem_alloc *a);
 /* Block records: recycled, never freed, so a stale pointer stays readable. */
