@@ -228,8 +228,15 @@ vn_status vn_exec_bind(const vn_model *m, vn_model_ctx *c, const vn_named_tensor
 static vn_status run_node(const vn_model *m, vn_model_ctx *c, int32_t i)
 {
     const vn_cnode *n = &m->nodes[i];
-    if (n->cf) return vn_cf_run(m, c, i); /* If / Loop / Scan: their bodies' models */
-    bool any = false;                     /* empty outputs: nothing to compute (as vn_op_run) */
+    if (n->cf) { /* If / Loop / Scan: their bodies' models (whose nodes the profiler skips) */
+        vn_prof_hook *prof = vn_prof_hook_get();
+        vn_kernel_counters kc = {0};
+        int64_t t0 = prof ? prof->node_begin(prof, m, i) : 0;
+        vn_status st = vn_cf_run(m, c, i);
+        if (prof) prof->node_end(prof, m, i, t0, &kc);
+        return st;
+    }
+    bool any = false; /* empty outputs: nothing to compute (as vn_op_run) */
     for (int32_t k = 0; k < n->num_inputs; k++) {
         c->in_t[k] = vn_exec_value(m, c, n->inputs[k]);
     }

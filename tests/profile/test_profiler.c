@@ -503,6 +503,65 @@ static void test_view_node(void)
     vn_graph_destroy(g);
 }
 
+/* A control-flow node: x[16,128,128] -> Relu "act" -> If(c) "branch" (then
+ * Sigmoid(a), else Tanh(a), both reading the outer a). The If is timed as
+ * one node, its bodies' own nodes are not rows of the profile, and the node
+ * times still cover the run (check_profile.py). */
+static void test_control_flow_node(void)
+{
+    ob gr = {0}, then_g = {0}, else_g = {0}, attrs = {0};
+    const char *x[] = {"x", NULL}, *a[] = {"a", NULL}, *t[] = {"t", NULL}, *e[] = {"e", NULL};
+    const char *c[] = {"c", NULL}, *y[] = {"y", NULL};
+    int64_t dims[3] = {16, 128, 128};
+    ob_node(&then_g, "Sigmoid", "then_op", a, t, NULL);
+    ob_value_info(&then_g, 12, "t", OB_FLOAT, -1, NULL, NULL);
+    ob_node(&else_g, "Tanh", "else_op", a, e, NULL);
+    ob_value_info(&else_g, 12, "e", OB_FLOAT, -1, NULL, NULL);
+    ob_attr_graph(&attrs, "then_branch", &then_g);
+    ob_attr_graph(&attrs, "else_branch", &else_g);
+    ob_node(&gr, "Relu", "act", x, a, NULL);
+    ob_node(&gr, "If", "branch", c, y, &attrs);
+    ob_str(&gr, 2, "cf");
+    ob_value_info(&gr, 11, "x", OB_FLOAT, 3, dims, NULL);
+    ob_value_info(&gr, 11, "c", OB_BOOL, 0, NULL, NULL);
+    ob_value_info(&gr, 12, "y", OB_FLOAT, -1, NULL, NULL);
+    ob bytes = ob_model(&gr, 17);
+    vn_graph *g = NULL;
+    vn_model *m = NULL;
+    VT_OK(vn_graph_load_onnx_bytes(bytes.p, bytes.n, "cf.onnx", NULL, &g));
+    ob_free(&bytes);
+    vn_compile_options o = {.opt_level = 1};
+    if (g) VT_OK(vn_model_compile(g, &o, &m));
+    if (!m) return vn_graph_destroy(g);
+    vn_profiler *p = NULL;
+    vn_model_ctx *ctx = NULL;
+    bool cond = true;
+    vn_named_tensor in[2] = {{"x", {{VN_F32, 3, {16, 128, 128}}, NULL}},
+                             {"c", {{VN_BOOL, 0, {0}}, &cond}}};
+    in[0].tensor.data = vn_aligned_alloc(16 * 128 * 128 * 4, 64);
+    memset(in[0].tensor.data, 0, 16 * 128 * 128 * 4);
+    VT_OK(vn_model_ctx_create(m, &ctx));
+    VT_OK(vn_profiler_create(m, PEAK_GFLOPS, PEAK_GBS, &p));
+    for (int32_t i = 0; i < 4; i++) {
+        cond = i % 2 == 0;
+        VT_OK(vn_profiler_run(p, ctx, in, 2));
+    }
+    for (int32_t i = 0; p && i < vn_profiler_num_nodes(p); i++) {
+        const vn_profile_node *n = vn_profiler_node(p, i);
+        VT_CHECK(n->calls == 4 && n->total_ms > 0, "%s: %lld calls in 4 runs, %.3f ms", n->name,
+                 (long long)n->calls, n->total_ms);
+    }
+    out_dir od;
+    write_all(p, &od);
+    check_python(p, od.dir, false);
+    remove_all(&od);
+    vn_profiler_destroy(p);
+    vn_model_ctx_destroy(ctx);
+    vn_aligned_free(in[0].tensor.data);
+    vn_model_destroy(m);
+    vn_graph_destroy(g);
+}
+
 typedef struct runner_arg {
     vn_model *m;
     vn_model_ctx *c;
@@ -692,6 +751,7 @@ int main(void)
     VT_RUN(test_counters_api);
     VT_RUN(test_counters_other_thread);
     VT_RUN(test_view_node);
+    VT_RUN(test_control_flow_node);
     VT_RUN(test_events_switched_once);
     VT_RUN(test_fused_from);
     VT_RUN(test_roofs_per_device);
