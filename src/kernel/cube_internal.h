@@ -62,8 +62,6 @@ extern const vn_cube_table vn_cube_table_avx512;
 /* AMX (cube_amx.c): the AVX-512 table with its bf16 and int8 rows on tiles
  * (MR = 32, same packed B layouts), used where vn_amx_usable(). */
 vn_cube_table vn_cube_table_amx_from(const vn_cube_table *avx512);
-/* Whether the active cube table runs bf16 and int8 on AMX tiles. */
-bool vn_cube_on_tiles(void);
 
 /* The family of an operand dtype (F32, BF16, U8/I8), or -1. */
 int vn_cube_kind_of(vn_dtype dtype);

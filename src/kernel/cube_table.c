@@ -55,11 +55,6 @@ const vn_cube_table *vn_cube_table_get(void)
     return t;
 }
 
-bool vn_cube_on_tiles(void)
-{
-    return vn_cube_table_get() == &vn_cube_amx;
-}
-
 int vn_cube_kind_of(vn_dtype dtype)
 {
     switch (dtype) {

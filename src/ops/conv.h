@@ -165,6 +165,12 @@ vn_status vn_conv_gemm_run(const vn_conv_plan *p, const float *x, const float *w
                            const float *res, float *y, float *col, vn_kernel_counters *counters);
 /* y[i] = act(y[i]) over n elements, multi-threaded on the plan's device. */
 vn_status vn_conv_act_run(const vn_conv_plan *p, float *y, int64_t n);
+/* Row r = (c, kh, kw) of the im2col columns of one image x ([C][IH][IW],
+ * elements of es bytes): that tap of every output pixel ([OH][OW]), the byte
+ * `pad` filling each element whose tap falls in the padding (0 for f32 Conv,
+ * x's zero point for ConvInteger / QLinearConv). */
+void vn_conv_im2col_row(const vn_conv_geom *g, const void *x, size_t es, uint8_t pad, int64_t r,
+                        void *dst);
 
 /* Pack the ONNX weights `w` of the convolution operator `op_name` (Conv,
  * ConvNC1HWC0, FusedConv, FusedConvNC1HWC0) planned with these inputs and

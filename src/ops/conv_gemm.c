@@ -15,6 +15,8 @@
  * the residual; ReLU / Clip / Sigmoid / SiLU. LeakyRelu, HardSigmoid and
  * HardSwish, which the fixpipe lacks, run as one pass after the GEMM.
  */
+#include <string.h>
+
 #include "kernel/core_internal.h"
 #include "ops/conv.h"
 
@@ -88,20 +90,47 @@ typedef struct col_args {
     float *col;     /* [G * Cg * KH * KW][OH * OW] */
 } col_args;
 
-static void col_row(const vn_conv_geom *g, const float *x, float *dst, int64_t r)
+/* Output columns [*lo, *hi) whose tap kw reads inside the input row:
+ * ow * sw - pl + kw * dw in [0, IW). */
+static void inside_cols(const vn_conv_geom *g, int64_t kw, int64_t *lo, int64_t *hi)
 {
-    int64_t kw = r % g->KW, kh = r / g->KW % g->KH, c = r / (g->KW * g->KH);
-    const float *xc = x + c * g->IH * g->IW;
-    for (int64_t oh = 0; oh < g->OH; oh++, dst += g->OW) {
+    int64_t off = g->pl - kw * g->dw;
+    *lo = off > 0 ? (off + g->sw - 1) / g->sw : 0;
+    *hi = g->IW + off > 0 ? (g->IW + off - 1) / g->sw + 1 : 0;
+    if (*hi > g->OW) *hi = g->OW;
+    if (*lo > g->OW) *lo = g->OW;
+    if (*hi < *lo) *hi = *lo;
+}
+
+/* n elements of es bytes, `step` elements apart in src, packed into dst. */
+static void gather(uint8_t *dst, const uint8_t *src, int64_t n, int64_t step, size_t es)
+{
+    if (es == 4)
+        for (int64_t i = 0; i < n; i++) memcpy(dst + 4 * i, src + 4 * i * step, 4);
+    else
+        for (int64_t i = 0; i < n; i++) dst[i * es] = src[i * step * es];
+}
+
+void vn_conv_im2col_row(const vn_conv_geom *g, const void *x, size_t es, uint8_t pad, int64_t r,
+                        void *dst)
+{
+    int64_t kw = r % g->KW, kh = r / g->KW % g->KH, c = r / (g->KW * g->KH), lo, hi;
+    inside_cols(g, kw, &lo, &hi);
+    const uint8_t *xc = (const uint8_t *)x + (size_t)(c * g->IH * g->IW) * es;
+    uint8_t *d = dst;
+    for (int64_t oh = 0; oh < g->OH; oh++, d += g->OW * es) {
         int64_t ih = oh * g->sh - g->pt + kh * g->dh;
-        if (ih < 0 || ih >= g->IH) {
-            for (int64_t ow = 0; ow < g->OW; ow++) dst[ow] = 0.0f;
+        if (ih < 0 || ih >= g->IH || lo >= hi) {
+            memset(d, pad, (size_t)g->OW * es);
             continue;
         }
-        const float *xr = xc + ih * g->IW;
-        int64_t iw = -g->pl + kw * g->dw;
-        for (int64_t ow = 0; ow < g->OW; ow++, iw += g->sw)
-            dst[ow] = iw >= 0 && iw < g->IW ? xr[iw] : 0.0f;
+        const uint8_t *src = xc + (size_t)(ih * g->IW - g->pl + kw * g->dw + lo * g->sw) * es;
+        memset(d, pad, (size_t)lo * es);
+        if (g->sw == 1)
+            memcpy(d + lo * es, src, (size_t)(hi - lo) * es);
+        else
+            gather(d + lo * es, src, hi - lo, g->sw, es);
+        memset(d + hi * es, pad, (size_t)(g->OW - hi) * es);
     }
 }
 
@@ -111,7 +140,7 @@ static void col_kernel(vn_core *core, const void *args)
     const vn_conv_geom *g = a->g;
     int64_t rows = g->C * g->KH * g->KW, begin, end, ohw = g->OH * g->OW;
     vn_ops_split(rows, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t r = begin; r < end; r++) col_row(g, a->x, a->col + r * ohw, r);
+    for (int64_t r = begin; r < end; r++) vn_conv_im2col_row(g, a->x, 4, 0, r, a->col + r * ohw);
     core->counters.bytes_out += (end - begin) * ohw * 4;
 }
 

@@ -270,46 +270,15 @@ static bool ci_one_wzp(const ci_plan *p, const vn_tensor *in, int64_t *wzp)
     return true;
 }
 
-/* Output columns [lo, hi) whose input column ow * sw - off lies in [0, IW). */
-static void ci_inside(int64_t off, int64_t sw, int64_t IW, int64_t OW, int64_t *lo, int64_t *hi)
-{
-    *lo = off > 0 ? (off + sw - 1) / sw : 0;
-    *hi = IW + off > 0 ? (IW + off - 1) / sw + 1 : 0;
-    if (*hi > OW) *hi = OW;
-    if (*lo > OW) *lo = OW;
-    if (*hi < *lo) *hi = *lo;
-}
-
-/* The receptive fields of image n, group gi as B's rows: row (c, kh, kw)
- * (W's order) holds that tap for every output pixel, x's zero point where
- * it falls in the padding, so each row is built from runs of an input row. */
+/* The receptive fields of image n, group gi as B's rows (vn_conv_im2col_row,
+ * x's zero point in the padding). */
 static void ci_im2col(const ci_plan *p, const uint8_t *x, int64_t n, int64_t gi, uint8_t xzp,
                       uint8_t *rows)
 {
     const vn_conv_geom *g = &p->g;
     int64_t cg = g->C / g->G, ohw = g->OH * g->OW;
     const uint8_t *xg = x + (n * g->C + gi * cg) * g->IH * g->IW;
-    for (int64_t c = 0; c < cg; c++)
-        for (int64_t kh = 0; kh < g->KH; kh++)
-            for (int64_t kw = 0; kw < g->KW; kw++, rows += ohw) {
-                int64_t lo, hi; /* output columns whose tap lies inside the row */
-                ci_inside(g->pl - kw * g->dw, g->sw, g->IW, g->OW, &lo, &hi);
-                for (int64_t oh = 0; oh < g->OH; oh++) {
-                    uint8_t *r = rows + oh * g->OW;
-                    int64_t ih = oh * g->sh - g->pt + kh * g->dh;
-                    if (ih < 0 || ih >= g->IH || lo >= hi) {
-                        memset(r, xzp, (size_t)g->OW);
-                        continue;
-                    }
-                    const uint8_t *src = xg + (c * g->IH + ih) * g->IW - g->pl + kw * g->dw;
-                    memset(r, xzp, (size_t)lo);
-                    if (g->sw == 1)
-                        memcpy(r + lo, src + lo, (size_t)(hi - lo));
-                    else
-                        for (int64_t ow = lo; ow < hi; ow++) r[ow] = src[ow * g->sw];
-                    memset(r + hi, xzp, (size_t)(g->OW - hi));
-                }
-            }
+    for (int64_t r = 0; r < ci_cols(g); r++) vn_conv_im2col_row(g, xg, 1, xzp, r, rows + r * ohw);
 }
 
 /* The GEMM of one (image, group): W_g (M = Kg rows of Cg*KH*KW, read in

@@ -439,6 +439,21 @@ static void test_counters_api(void)
     vn_model_destroy(m);
 }
 
+/* The graph `gr` (freed) as an opset-17 model `file`, compiled at O1; NULL
+ * (the graph destroyed, *g NULL) when it does not load or compile. */
+static vn_model *compile_graph(ob *gr, const char *file, vn_graph **g)
+{
+    ob bytes = ob_model(gr, 17);
+    vn_model *m = NULL;
+    *g = NULL;
+    VT_OK(vn_graph_load_onnx_bytes(bytes.p, bytes.n, file, NULL, g));
+    ob_free(&bytes);
+    vn_compile_options o = {.opt_level = 1};
+    if (*g) VT_OK(vn_model_compile(*g, &o, &m));
+    if (!m) vn_graph_destroy(*g), *g = NULL;
+    return m;
+}
+
 /* A model with a view: x[16,128,128] -> Relu "act" -> Flatten "flat" -> Sigmoid
  * "out". Flatten runs no kernel (its output is act's bytes), so the executor
  * never times it: every run still counts it, with no time, no work, no slice. */
@@ -453,14 +468,9 @@ static void test_view_node(void)
     ob_str(&gr, 2, "view");
     ob_value_info(&gr, 11, "x", OB_FLOAT, 3, dims, NULL);
     ob_value_info(&gr, 12, "y", OB_FLOAT, -1, NULL, NULL);
-    ob bytes = ob_model(&gr, 17);
     vn_graph *g = NULL;
-    vn_model *m = NULL;
-    VT_OK(vn_graph_load_onnx_bytes(bytes.p, bytes.n, "view.onnx", NULL, &g));
-    ob_free(&bytes);
-    vn_compile_options o = {.opt_level = 1};
-    if (g) VT_OK(vn_model_compile(g, &o, &m));
-    if (!m) return vn_graph_destroy(g);
+    vn_model *m = compile_graph(&gr, "view.onnx", &g);
+    if (!m) return;
     int32_t flat = -1;
     for (int32_t i = 0; i < vn_model_num_nodes(m); i++) {
         const char *name = "";
@@ -525,14 +535,9 @@ static void test_control_flow_node(void)
     ob_value_info(&gr, 11, "x", OB_FLOAT, 3, dims, NULL);
     ob_value_info(&gr, 11, "c", OB_BOOL, 0, NULL, NULL);
     ob_value_info(&gr, 12, "y", OB_FLOAT, -1, NULL, NULL);
-    ob bytes = ob_model(&gr, 17);
     vn_graph *g = NULL;
-    vn_model *m = NULL;
-    VT_OK(vn_graph_load_onnx_bytes(bytes.p, bytes.n, "cf.onnx", NULL, &g));
-    ob_free(&bytes);
-    vn_compile_options o = {.opt_level = 1};
-    if (g) VT_OK(vn_model_compile(g, &o, &m));
-    if (!m) return vn_graph_destroy(g);
+    vn_model *m = compile_graph(&gr, "cf.onnx", &g);
+    if (!m) return;
     vn_profiler *p = NULL;
     vn_model_ctx *ctx = NULL;
     bool cond = true;

@@ -266,28 +266,6 @@ static void test_freed_into_a_live_thread(void)
 
 /* ---- streams ------------------------------------------------------------------- */
 
-typedef struct gate {
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    bool open;
-} gate;
-
-static void gate_wait(void *user, vn_status status)
-{
-    gate *g = user;
-    pthread_mutex_lock(&g->lock);
-    while (!g->open) pthread_cond_wait(&g->cv, &g->lock);
-    pthread_mutex_unlock(&g->lock);
-}
-
-static void gate_open(gate *g)
-{
-    pthread_mutex_lock(&g->lock);
-    g->open = true;
-    pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->lock);
-}
-
 /* record_stream on a hot block: its free must wait for the other stream. */
 static void test_record_stream(void)
 {

@@ -354,42 +354,6 @@ static void test_fault_injection(void)
 
 /* ---- streams ------------------------------------------------------------------ */
 
-/* A blocking host callback that holds its stream until the test opens it. */
-typedef struct gate {
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    bool open;
-} gate;
-
-static void gate_init(gate *g)
-{
-    pthread_mutex_init(&g->lock, NULL);
-    pthread_cond_init(&g->cv, NULL);
-    g->open = false;
-}
-
-static void gate_wait(void *user, vn_status status)
-{
-    gate *g = user;
-    pthread_mutex_lock(&g->lock);
-    while (!g->open) pthread_cond_wait(&g->cv, &g->lock);
-    pthread_mutex_unlock(&g->lock);
-}
-
-static void gate_open(gate *g)
-{
-    pthread_mutex_lock(&g->lock);
-    g->open = true;
-    pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->lock);
-}
-
-static void gate_destroy(gate *g)
-{
-    pthread_mutex_destroy(&g->lock);
-    pthread_cond_destroy(&g->cv);
-}
-
 static void test_same_stream_reuse_while_busy(void)
 {
     vn_device *d = device_new();
