@@ -17,12 +17,13 @@ static vn_machine_peaks sample(void)
     for (int i = 0; i < 2; i++) {
         p.fp32_gflops[i] = 173.9 * (i + 1), p.fp32_avx2_gflops[i] = 87.1 * (i + 1);
         p.bf16_gflops[i] = 85.25 * (i + 1), p.int8_gops[i] = 686.5 * (i + 1);
+        p.amx_bf16_gflops[i] = 3207.75 * (i + 1), p.amx_int8_gops[i] = 6353.5 * (i + 1);
         p.dram_triad_gbs[i] = 14.3 + i, p.dram_copy_gbs[i] = 12.1 + i;
         p.l2_triad_gbs[i] = 103.0 / 3.0 + i, p.l2_copy_gbs[i] = 99.0 + i;
     }
     p.dram_array_bytes = 256ll << 20, p.l2_bytes_per_thread = 1 << 20;
     p.threads = 2, p.isa = VN_ISA_AVX2;
-    p.has_avx2 = p.has_vnni = true;
+    p.has_avx2 = p.has_vnni = p.has_amx = true;
     return p;
 }
 
@@ -31,12 +32,15 @@ static bool same(const vn_machine_peaks *a, const vn_machine_peaks *b)
 {
     bool eq = a->threads == b->threads && a->isa == b->isa && a->has_avx512 == b->has_avx512 &&
               a->has_avx2 == b->has_avx2 && a->has_bf16 == b->has_bf16 &&
-              a->has_vnni == b->has_vnni && a->dram_array_bytes == b->dram_array_bytes &&
+              a->has_vnni == b->has_vnni && a->has_amx == b->has_amx &&
+              a->dram_array_bytes == b->dram_array_bytes &&
               a->l2_bytes_per_thread == b->l2_bytes_per_thread;
     for (int i = 0; i < 2; i++)
         eq = eq && a->fp32_gflops[i] == b->fp32_gflops[i] &&
              a->fp32_avx2_gflops[i] == b->fp32_avx2_gflops[i] &&
              a->bf16_gflops[i] == b->bf16_gflops[i] && a->int8_gops[i] == b->int8_gops[i] &&
+             a->amx_bf16_gflops[i] == b->amx_bf16_gflops[i] &&
+             a->amx_int8_gops[i] == b->amx_int8_gops[i] &&
              a->dram_triad_gbs[i] == b->dram_triad_gbs[i] &&
              a->dram_copy_gbs[i] == b->dram_copy_gbs[i] &&
              a->l2_triad_gbs[i] == b->l2_triad_gbs[i] && a->l2_copy_gbs[i] == b->l2_copy_gbs[i];
@@ -76,7 +80,9 @@ static void test_round_trip_and_refusals(void)
                             {"l2_copy_gbs", "l2_copy_gbs -5 3"},
                             {"sizes", "sizes 0 7"},
                             {"isa", "isa 1 garbage line"},
-                            {"bf16_gflops", "bf16_gflops 1"}};
+                            {"bf16_gflops", "bf16_gflops 1"},
+                            {"flags", "flags 0 1 0 1"}, /* a file from before the AMX figures */
+                            {"amx_int8_gops", ""}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         VT_OK(vn_machine_peaks_save(&p, path));
         replace_line(path, bad[i][0], bad[i][1]);
