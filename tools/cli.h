@@ -27,6 +27,24 @@ struct vn_input_shape;
 struct vn_graph;
 /* "name:d0,d1,..." (an empty dim list is a scalar); the name is malloc'ed. 0 on success. */
 int vn_cli_parse_shape(const char *arg, struct vn_input_shape *out);
+/* "x:1,3;y:2" (shapes separated by ';'): one shape set into out[0..max); the
+ * count, or -1 when malformed. Names are malloc'ed. */
+int vn_cli_parse_shape_set(const char *arg, struct vn_input_shape *out, int max);
+/* A path ending in ".vnm": an offline model (or a file of several shape sets). */
+static inline int vn_cli_is_vnm(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && !strcmp(path + n - 4, ".vnm");
+}
+/* Load a .vnm (one model, or one per shape set) and pick the model for
+ * `shapes` (any model when num_shapes is 0: the first); prints the error as
+ * "vinci <cmd>: ..." and returns non-zero on failure. */
+struct vn_model_set;
+struct vn_model;
+struct vn_device;
+int vn_cli_load_vnm(const char *cmd, const char *path, struct vn_device *dev,
+                    const struct vn_input_shape *shapes, int num_shapes, struct vn_model_set **set,
+                    const struct vn_model **model);
 /* Print vn_last_error() and, for an unsupported model, every unsupported operator. */
 void vn_cli_report_error(const char *cmd, const struct vn_graph *graph);
 

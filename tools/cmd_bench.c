@@ -168,14 +168,13 @@ static int usage(void)
     return 2;
 }
 
-/* Random inputs, then the threads' runs; destroys m. */
-static int bench_compiled(vn_model *m, int32_t threads, int32_t iters)
+/* Random inputs, then the threads' runs. */
+static int bench_compiled(const vn_model *m, int32_t threads, int32_t iters)
 {
     bench b = {.model = m, .iters = iters};
     int rc = make_inputs(&b);
     if (rc == 0) rc = run_threads(&b, threads);
     for (int32_t i = 0; i < b.num_in; i++) vn_aligned_free(b.in[i].tensor.data);
-    vn_model_destroy(m);
     return rc;
 }
 
@@ -188,28 +187,31 @@ static int bench_model(vn_graph *g, const vn_compile_options *opt, int32_t threa
     printf("compile: %.2f ms, %d nodes (of %d), arena %.2f MiB (activations %.2f MiB)\n",
            s.compile_ms, (int)s.nodes_after, (int)s.nodes_before, (double)s.arena_bytes / 1048576.0,
            (double)s.activation_bytes / 1048576.0);
-    return bench_compiled(m, threads, iters);
+    int rc = bench_compiled(m, threads, iters);
+    vn_model_destroy(m);
+    return rc;
 }
 
-/* An offline model: loaded (timed) instead of compiled; its shapes are fixed. */
-static int bench_vnm(const char *path, vn_device *dev, int32_t threads, int32_t iters)
+/* An offline model: loaded (timed) instead of compiled; of a file with
+ * several shape sets, the model for --input-shape (or its first). */
+static int bench_vnm(const char *path, vn_device *dev, const vn_compile_options *opt,
+                     int32_t threads, int32_t iters)
 {
-    vn_model *m = NULL;
-    if (vn_model_load(path, dev, &m) != VN_OK)
-        return (fprintf(stderr, "vinci bench: %s\n", vn_last_error()), 1);
+    vn_model_set *set = NULL;
+    const vn_model *m = NULL;
+    if (vn_cli_load_vnm("bench", path, dev, opt->shapes, opt->num_shapes, &set, &m)) return 1;
     vn_model_file_info fi;
     vn_model_stats s;
     vn_model_file_info_get(m, &fi);
     vn_model_get_stats(m, &s);
-    printf("load: %.2f ms (re-plan %.2f ms), %d nodes, arena %.2f MiB\n", fi.load_ms, fi.replan_ms,
+    printf("load: %.2f ms (re-plan %.2f ms), %d nodes, arena %.2f MiB", fi.load_ms, fi.replan_ms,
            (int)s.nodes_after, (double)s.arena_bytes / 1048576.0);
-    return bench_compiled(m, threads, iters);
-}
-
-static bool is_vnm(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 4 && !strcmp(path + n - 4, ".vnm");
+    if (vn_model_set_count(set) > 1)
+        printf(" (picked from %d shape sets)", (int)vn_model_set_count(set));
+    printf("\n");
+    int rc = bench_compiled(m, threads, iters);
+    vn_model_set_destroy(set);
+    return rc;
 }
 
 int vn_cmd_bench(int argc, char **argv)
@@ -236,7 +238,7 @@ int vn_cmd_bench(int argc, char **argv)
     }
     if (rc == 0 && !path) rc = usage();
     vn_graph *g = NULL;
-    bool vnm = rc == 0 && is_vnm(path);
+    bool vnm = rc == 0 && vn_cli_is_vnm(path);
     if (rc == 0 && !vnm && vn_graph_load_onnx(path, &g) != VN_OK)
         rc = (fprintf(stderr, "vinci bench: %s\n", vn_last_error()), 1);
     vn_device *dev = NULL; /* started before the compile timer: not part of compile time */
@@ -249,7 +251,8 @@ int vn_cmd_bench(int argc, char **argv)
                               .precision = precision};
     if (rc == 0) {
         printf("model: %s\n", path);
-        rc = vnm ? bench_vnm(path, dev, threads, iters) : bench_model(g, &opt, threads, iters);
+        rc =
+            vnm ? bench_vnm(path, dev, &opt, threads, iters) : bench_model(g, &opt, threads, iters);
     }
     vn_graph_destroy(g);
     for (int32_t i = 0; i < ns; i++) free((void *)shapes[i].name);

@@ -2,7 +2,8 @@
  * cmd_compile.c — `vinci compile model.onnx [-O0..-O3] [--input-shape name:dims]`:
  * compile and report compile time, node counts before and after, what each
  * pass changed and the memory plan; with -o model.vnm, write the offline
- * model (src/graph/vnm*.c) that `vinci run / bench / info` load.
+ * model (src/graph/vnm*.c) that `vinci run / bench / info` load. With
+ * --shape-set (repeatable), one model per shape set in one file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +13,16 @@
 #include "vinci/graph.h"
 
 #define MAX_SHAPES 64
+#define MAX_SETS   16
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: vinci compile model.onnx [-o model.vnm] " VN_CLI_MODEL_OPTS_USAGE
-                    " [--input-shape name:d0,d1,...]\n");
+    fprintf(stderr,
+            "usage: vinci compile model.onnx [-o model.vnm] " VN_CLI_MODEL_OPTS_USAGE
+            " [--input-shape name:d0,d1,...] [--shape-set 'name:d0,...;name2:...' ...]\n"
+            "  --input-shape: an input's shape in every model compiled\n"
+            "  --shape-set: one model per --shape-set, all in one .vnm; vinci run / bench /\n"
+            "    profile pick the one for the inputs' shapes (vn_model_set_pick)\n");
     return 2;
 }
 
@@ -63,51 +69,89 @@ static void print_stats(const vn_model *m)
     }
 }
 
-int vn_cmd_compile(int argc, char **argv)
+/* The command line: shapes for every set (--input-shape) and the sets. */
+typedef struct compile_args {
+    const char *path, *out_path; /* -o: the .vnm offline model */
+    vn_input_shape common[MAX_SHAPES];
+    int32_t num_common;
+    vn_input_shape sets[MAX_SETS][MAX_SHAPES]; /* --shape-set: each after the common shapes */
+    int32_t set_len[MAX_SETS], num_sets;
+    int level, precision;
+} compile_args;
+
+static int parse(int argc, char **argv, compile_args *a)
 {
-    const char *path = NULL, *out_path = NULL; /* -o: the .vnm offline model */
-    vn_input_shape shapes[MAX_SHAPES];
-    int32_t ns = 0;
-    int level = VN_CLI_DEFAULT_LEVEL, precision = 0, mo = 0;
-    int rc = 0;
+    int rc = 0, mo = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *s = argv[i];
-        if (!strcmp(s, "--input-shape") && i + 1 < argc && ns < MAX_SHAPES)
-            rc = vn_cli_parse_shape(argv[++i], &shapes[ns]) ? usage() : (ns++, 0);
-        else if ((mo = vn_cli_parse_model_opt(argc, argv, &i, &level, &precision)) != 0)
+        bool more = i + 1 < argc;
+        if (!strcmp(s, "--input-shape") && more && a->num_common < MAX_SHAPES)
+            rc = vn_cli_parse_shape(argv[++i], &a->common[a->num_common]) ? usage()
+                                                                          : (a->num_common++, 0);
+        else if (!strcmp(s, "--shape-set") && more && a->num_sets < MAX_SETS) {
+            int32_t k = a->num_sets,
+                    n = vn_cli_parse_shape_set(argv[++i], a->sets[k], MAX_SHAPES - a->num_common);
+            rc = n <= 0 ? usage() : (a->set_len[k] = n, a->num_sets++, 0);
+        } else if ((mo = vn_cli_parse_model_opt(argc, argv, &i, &a->level, &a->precision)) != 0)
             rc = mo < 0 ? usage() : 0;
-        else if (!strcmp(s, "-o") && i + 1 < argc && !out_path)
-            out_path = argv[++i];
-        else if (s[0] != '-' && !path)
-            path = s;
+        else if (!strcmp(s, "-o") && more && !a->out_path)
+            a->out_path = argv[++i];
+        else if (s[0] != '-' && !a->path)
+            a->path = s;
         else
             rc = usage();
     }
-    if (rc == 0 && !path) rc = usage();
+    return rc == 0 && !a->path ? usage() : rc;
+}
+
+/* The model for set k (the common shapes alone when there are no sets). */
+static int compile_set(const compile_args *a, vn_graph *g, vn_device *dev, int32_t k,
+                       vn_model **out)
+{
+    vn_input_shape shapes[MAX_SHAPES];
+    int32_t ns = a->num_common, extra = a->num_sets ? a->set_len[k] : 0;
+    memcpy(shapes, a->common, (size_t)ns * sizeof *shapes);
+    if (extra) memcpy(shapes + ns, a->sets[k], (size_t)extra * sizeof *shapes);
+    vn_compile_options opt = {.opt_level = a->level,
+                              .device = dev,
+                              .shapes = shapes,
+                              .num_shapes = ns + extra,
+                              .precision = a->precision};
+    if (vn_model_compile(g, &opt, out) != VN_OK) return (vn_cli_report_error("compile", g), 1);
+    if (a->num_sets > 1) printf("\n== shape set %d of %d\n", (int)k, (int)a->num_sets);
+    print_stats(*out);
+    return 0;
+}
+
+/* One model: a plain .vnm; several: a file of shape sets. */
+static int save(const compile_args *a, vn_model *const *models, int32_t n)
+{
+    vn_status st = n == 1 ? vn_model_save(models[0], a->out_path)
+                          : vn_model_set_save((const vn_model *const *)models, n, a->out_path);
+    if (st != VN_OK) return (fprintf(stderr, "vinci compile: %s\n", vn_last_error()), 1);
+    printf("wrote %s%s\n", a->out_path, n > 1 ? " (one model per shape set)" : "");
+    return 0;
+}
+
+int vn_cmd_compile(int argc, char **argv)
+{
+    compile_args a = {.level = VN_CLI_DEFAULT_LEVEL};
+    int rc = parse(argc, argv, &a);
     vn_graph *g = NULL;
-    vn_model *m = NULL;
+    vn_model *m[MAX_SETS] = {0};
+    int32_t n = a.num_sets ? a.num_sets : 1;
     vn_device *dev = NULL; /* started before the compile timer: not part of compile time */
     if (rc == 0 && vn_device_default(&dev) != VN_OK)
         rc = (fprintf(stderr, "vinci: %s\n", vn_last_error()), 1);
-    vn_compile_options opt = {.opt_level = level,
-                              .device = dev,
-                              .shapes = shapes,
-                              .num_shapes = ns,
-                              .precision = precision};
-    if (rc == 0 && vn_graph_load_onnx(path, &g) != VN_OK)
+    if (rc == 0 && vn_graph_load_onnx(a.path, &g) != VN_OK)
         rc = (fprintf(stderr, "vinci compile: %s\n", vn_last_error()), 1);
-    if (rc == 0 && vn_model_compile(g, &opt, &m) != VN_OK)
-        rc = (vn_cli_report_error("compile", g), 1);
-    if (rc == 0) {
-        printf("model: %s\n", path);
-        print_stats(m);
-    }
-    if (rc == 0 && out_path && vn_model_save(m, out_path) != VN_OK)
-        rc = (fprintf(stderr, "vinci compile: %s\n", vn_last_error()), 1);
-    else if (rc == 0 && out_path)
-        printf("wrote %s\n", out_path);
-    vn_model_destroy(m);
+    if (rc == 0) printf("model: %s\n", a.path);
+    for (int32_t k = 0; rc == 0 && k < n; k++) rc = compile_set(&a, g, dev, k, &m[k]);
+    if (rc == 0 && a.out_path) rc = save(&a, m, n);
+    for (int32_t k = 0; k < n; k++) vn_model_destroy(m[k]);
     vn_graph_destroy(g);
-    for (int32_t i = 0; i < ns; i++) free((void *)shapes[i].name);
+    for (int32_t i = 0; i < a.num_common; i++) free((void *)a.common[i].name);
+    for (int32_t k = 0; k < a.num_sets; k++)
+        for (int32_t i = 0; i < a.set_len[k]; i++) free((void *)a.sets[k][i].name);
     return rc;
 }

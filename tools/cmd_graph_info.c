@@ -32,24 +32,6 @@ static void print_value(const vn_value_info *v)
     printf("]\n");
 }
 
-static int parse_shape(const char *arg, vn_input_shape *s)
-{
-    const char *colon = strrchr(arg, ':');
-    if (!colon) return -1;
-    s->name = strndup(arg, (size_t)(colon - arg));
-    s->rank = 0;
-    const char *p = colon + 1;
-    while (*p) {
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || v < 0 || s->rank >= VN_MAX_RANK) return -1;
-        s->dims[s->rank++] = v;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return -1;
-    }
-    return 0;
-}
-
 static void print_model(const vn_graph *g)
 {
     printf("opsets:");
@@ -137,19 +119,12 @@ static void print_op_histogram(const vn_model *m)
     free(counts);
 }
 
-static int vnm_info(const char *path)
+static void print_vnm_model(const vn_model *m)
 {
-    vn_model *m = NULL;
-    if (vn_model_load(path, NULL, &m) != VN_OK) {
-        fprintf(stderr, "vinci info: %s\n", vn_last_error());
-        return 1;
-    }
     vn_model_file_info fi;
     vn_model_stats s;
     vn_model_file_info_get(m, &fi);
     vn_model_get_stats(m, &s);
-    printf("model: %s (.vnm version %u, %zu bytes, weights %zu bytes)\n", path,
-           (unsigned)fi.version, fi.file_bytes, fi.weight_bytes);
     printf("producer: %s %s, compiled from %s\n", fi.producer, fi.producer_version, fi.source);
     printf("compile options: O%d, precision %s (as compiled: %.2f ms, %d nodes before passes)\n",
            (int)fi.opt_level,
@@ -161,15 +136,32 @@ static int vnm_info(const char *path)
     printf("memory plan: arena %zu bytes (activations %zu, %zu in place), workspace %zu bytes, "
            "constants %zu bytes\n",
            s.arena_bytes, s.activation_bytes, s.inplace_count, s.workspace_bytes, s.constant_bytes);
-    printf("load: %.3f ms (re-plan %.3f ms)\n", fi.load_ms, fi.replan_ms);
-    vn_model_destroy(m);
-    return 0;
+    printf("load: %.3f ms (re-plan %.3f ms), weights %zu bytes\n", fi.load_ms, fi.replan_ms,
+           fi.weight_bytes);
 }
 
-static bool is_vnm(const char *path)
+/* A .vnm: its one model, or each of its shape sets' models. */
+static int vnm_info(const char *path)
 {
-    size_t n = strlen(path);
-    return n >= 4 && !strcmp(path + n - 4, ".vnm");
+    vn_model_set *set = NULL;
+    const vn_model *first = NULL;
+    if (vn_cli_load_vnm("info", path, NULL, NULL, 0, &set, &first)) return 1;
+    vn_model_file_info fi;
+    vn_model_file_info_get(first, &fi);
+    int32_t n = vn_model_set_count(set);
+    if (n == 1)
+        printf("model: %s (.vnm version %u, %zu bytes)\n", path, (unsigned)fi.version,
+               fi.file_bytes);
+    else
+        printf("model: %s (%d input-shape sets, each a .vnm version %u model; picked at run time "
+               "by the inputs' shapes)\n",
+               path, (int)n, (unsigned)fi.version);
+    for (int32_t k = 0; k < n; k++) {
+        if (n > 1) printf("\n== shape set %d of %d\n", (int)k, (int)n);
+        print_vnm_model(vn_model_set_model(set, k));
+    }
+    vn_model_set_destroy(set);
+    return 0;
 }
 
 int vn_cmd_graph_info(int argc, char **argv)
@@ -179,7 +171,10 @@ int vn_cmd_graph_info(int argc, char **argv)
     int32_t num_shapes = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--input-shape") && i + 1 < argc && num_shapes < MAX_SHAPES) {
-            if (parse_shape(argv[++i], &shapes[num_shapes++]) == 0) continue;
+            if (vn_cli_parse_shape(argv[++i], &shapes[num_shapes]) == 0) {
+                num_shapes++;
+                continue;
+            }
             fprintf(stderr, "vinci info: bad --input-shape '%s' (want name:d0,d1,...)\n", argv[i]);
             return 2;
         }
@@ -189,7 +184,7 @@ int vn_cmd_graph_info(int argc, char **argv)
         }
         path = argv[i];
     }
-    if (path && is_vnm(path)) { /* compiled already: the file fixes the shapes */
+    if (path && vn_cli_is_vnm(path)) { /* compiled already: the file fixes the shapes */
         for (int32_t i = 0; i < num_shapes; i++) free((void *)shapes[i].name);
         return vnm_info(path);
     }

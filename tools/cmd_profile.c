@@ -234,24 +234,20 @@ static int parse(int argc, char **argv, prof_opts *o)
     return rc == 0 && !o->path ? usage() : rc;
 }
 
-static bool is_vnm(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 4 && !strcmp(path + n - 4, ".vnm");
-}
-
 int vn_cmd_profile(int argc, char **argv)
 {
     prof_opts o = {.out = "profile", .iters = 20, .top = 10, .level = VN_CLI_DEFAULT_LEVEL};
     int rc = parse(argc, argv, &o);
     vn_graph *g = NULL;
-    vn_model *m = NULL;
+    vn_model *compiled = NULL;
+    vn_model_set *set = NULL; /* a .vnm: the model for --input-shape, or its first */
+    const vn_model *m = NULL;
     vn_device *dev = NULL;
     vn_device_options dopt = {.num_threads = o.threads};
     vn_status dst = o.threads ? vn_device_create(&dopt, &dev) : vn_device_default(&dev);
     if (rc == 0 && dst != VN_OK) rc = (fprintf(stderr, "vinci: %s\n", vn_last_error()), 1);
-    if (rc == 0 && is_vnm(o.path) && vn_model_load(o.path, dev, &m) != VN_OK)
-        rc = (fprintf(stderr, "vinci profile: %s\n", vn_last_error()), 1);
+    if (rc == 0 && vn_cli_is_vnm(o.path))
+        rc = vn_cli_load_vnm("profile", o.path, dev, o.shapes, o.ns, &set, &m);
     if (rc == 0 && !m && vn_graph_load_onnx(o.path, &g) != VN_OK)
         rc = (fprintf(stderr, "vinci profile: %s\n", vn_last_error()), 1);
     vn_compile_options opt = {.opt_level = o.level,
@@ -259,15 +255,17 @@ int vn_cmd_profile(int argc, char **argv)
                               .shapes = o.shapes,
                               .num_shapes = o.ns,
                               .precision = o.precision};
-    if (rc == 0 && !m && vn_model_compile(g, &opt, &m) != VN_OK)
+    if (rc == 0 && !m && vn_model_compile(g, &opt, &compiled) != VN_OK)
         rc = (vn_cli_report_error("profile", g), 1);
+    if (!m) m = compiled;
     if (rc == 0) {
         printf("model: %s, %d iterations, %d worker threads%s\n", o.path, (int)o.iters,
                (int)vn_device_num_workers(dev), o.async ? ", on the default stream" : "");
         o.dev = dev;
         rc = profile_model(m, &o);
     }
-    vn_model_destroy(m);
+    vn_model_destroy(compiled);
+    vn_model_set_destroy(set);
     vn_graph_destroy(g);
     if (o.threads) vn_device_destroy(dev);
     for (int32_t i = 0; i < o.ns; i++) free((void *)o.shapes[i].name);

@@ -33,6 +33,38 @@ int vn_cli_parse_shape(const char *arg, vn_input_shape *s)
     return s->name ? 0 : -1;
 }
 
+int vn_cli_parse_shape_set(const char *arg, vn_input_shape *out, int max)
+{
+    int n = 0;
+    for (const char *p = arg; *p && n < max; n++) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char *one = strndup(p, len);
+        int bad = !one || vn_cli_parse_shape(one, &out[n]);
+        free(one);
+        if (bad) {
+            while (n-- > 0) free((void *)out[n].name);
+            return -1;
+        }
+        p = end ? end + 1 : p + len;
+    }
+    return n;
+}
+
+int vn_cli_load_vnm(const char *cmd, const char *path, vn_device *dev, const vn_input_shape *shapes,
+                    int num_shapes, vn_model_set **set, const vn_model **model)
+{
+    *model = NULL;
+    vn_status st = vn_model_set_load(path, dev, set);
+    if (st == VN_OK && num_shapes) st = vn_model_set_pick(*set, shapes, num_shapes, model);
+    if (st == VN_OK && !num_shapes) *model = vn_model_set_model(*set, 0);
+    if (st == VN_OK) return 0;
+    fprintf(stderr, "vinci %s: %s\n", cmd, vn_last_error());
+    vn_model_set_destroy(*set);
+    *set = NULL;
+    return 1;
+}
+
 void vn_cli_report_error(const char *cmd, const vn_graph *g)
 {
     fprintf(stderr, "vinci %s: %s\n", cmd, vn_last_error());
@@ -199,17 +231,24 @@ static int run_model(const run_args *a, vn_graph *g, vn_tensor *t)
     return rc;
 }
 
-/* An offline model: loaded instead of compiled; inputs must have its shapes. */
+/* An offline model: loaded instead of compiled; of a file with several shape
+ * sets, the model compiled for the inputs' shapes. */
 static int run_vnm(const run_args *a, vn_tensor *t)
 {
-    vn_model *m = NULL;
+    vn_model_set *set = NULL;
+    const vn_model *m = NULL;
     vn_model_ctx *ctx = NULL;
     vn_named_tensor in[MAX_IO];
-    for (int32_t i = 0; i < a->num_in; i++) in[i] = (vn_named_tensor){a->in_names[i], t[i]};
+    vn_input_shape shapes[MAX_IO];
+    for (int32_t i = 0; i < a->num_in; i++) {
+        in[i] = (vn_named_tensor){a->in_names[i], t[i]};
+        shapes[i] = (vn_input_shape){a->in_names[i], t[i].desc.rank, {0}};
+        memcpy(shapes[i].dims, t[i].desc.dims, sizeof shapes[i].dims);
+    }
     double t0 = now_ms();
-    vn_status st = vn_model_load(a->model, NULL, &m);
+    if (vn_cli_load_vnm("run", a->model, NULL, shapes, a->num_in, &set, &m)) return 1;
     double t1 = now_ms();
-    if (st == VN_OK) st = vn_model_ctx_create(m, &ctx);
+    vn_status st = vn_model_ctx_create(m, &ctx);
     if (st == VN_OK) st = vn_model_run(m, ctx, in, a->num_in, NULL, 0);
     double t2 = now_ms();
     int rc = 1;
@@ -217,19 +256,14 @@ static int run_vnm(const run_args *a, vn_tensor *t)
         fprintf(stderr, "vinci run: %s\n", vn_last_error());
         if (st == VN_ERR_UNSUPPORTED || st == VN_ERR_DTYPE) rc = 3;
     } else {
-        printf("loaded in %.2f ms (%d nodes), ran in %.3f ms\n", t1 - t0,
-               (int)vn_model_num_nodes(m), t2 - t1);
+        printf("loaded in %.2f ms (%d nodes%s), ran in %.3f ms\n", t1 - t0,
+               (int)vn_model_num_nodes(m), vn_model_set_count(set) > 1 ? ", picked by shapes" : "",
+               t2 - t1);
         rc = write_outputs(m, ctx, a->out_dir);
     }
     vn_model_ctx_destroy(ctx);
-    vn_model_destroy(m);
+    vn_model_set_destroy(set);
     return rc;
-}
-
-static bool is_vnm(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 4 && !strcmp(path + n - 4, ".vnm");
 }
 
 int vn_cmd_run(int argc, char **argv)
@@ -246,7 +280,7 @@ int vn_cmd_run(int argc, char **argv)
             fprintf(stderr, "vinci run: input '%s': %s\n", a.in_names[loaded], vn_last_error());
             rc = 1;
         }
-    bool vnm = rc == 0 && is_vnm(a.model); /* an offline model: no ONNX, no compile */
+    bool vnm = rc == 0 && vn_cli_is_vnm(a.model); /* an offline model: no ONNX, no compile */
     if (vnm) rc = run_vnm(&a, t);
     if (rc == 0 && !vnm && vn_graph_load_onnx(a.model, &g) != VN_OK) {
         fprintf(stderr, "vinci run: %s\n", vn_last_error());

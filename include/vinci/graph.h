@@ -275,6 +275,34 @@ typedef struct vn_model_file_info {
 } vn_model_file_info;
 vn_status vn_model_file_info_get(const vn_model *model, vn_model_file_info *out);
 
+/* ---- offline models for several input-shape sets ------------------------------- *
+ * One file holding one compiled model per input-shape set (say batch 1, 4
+ * and 16), the one to run chosen at run time from the inputs' shapes:
+ *
+ *     const vn_model *ms[3] = {m1, m4, m16};              // compiled per shape set
+ *     vn_model_set_save(ms, 3, "model.vnm");              // later, elsewhere:
+ *     vn_model_set *set;  vn_model_set_load("model.vnm", NULL, &set);
+ *     vn_input_shape s = {"x", 4, {4, 3, 224, 224}};
+ *     const vn_model *m;  vn_model_set_pick(set, &s, 1, &m);   // then runs as usual
+ *
+ * The models must share input and output names, dtypes and ranks, and differ
+ * in their input shapes. Loading maps the file once and loads every model
+ * (none is loaded lazily: the first run of each is as fast as the later
+ * ones); the models belong to the set. vn_model_set_load also takes a plain
+ * .vnm (a set of one); vn_model_load refuses a file of several sets. Each
+ * model keeps its own weights in the file. */
+typedef struct vn_model_set vn_model_set;
+vn_status vn_model_set_save(const vn_model *const *models, int32_t count, const char *path);
+/* `device` NULL: the default device. */
+vn_status vn_model_set_load(const char *path, vn_device *device, vn_model_set **out);
+int32_t vn_model_set_count(const vn_model_set *set);
+const vn_model *vn_model_set_model(const vn_model_set *set, int32_t index); /* NULL if none */
+/* The model whose inputs have exactly these shapes (inputs not named may have
+ * any); VN_ERR_SHAPE listing the compiled shape sets when none has. */
+vn_status vn_model_set_pick(const vn_model_set *set, const vn_input_shape *shapes,
+                            int32_t num_shapes, const vn_model **out);
+void vn_model_set_destroy(vn_model_set *set);
+
 /* Node `index` (execution order) of a compiled or loaded model. */
 vn_status vn_model_node(const vn_model *model, int32_t index, const char **name,
                         const char **op_type, const char **domain);

@@ -173,6 +173,48 @@ _Static_assert(sizeof(vnm_meta) == 32 && sizeof(vnm_options) == 16 && sizeof(vnm
                    sizeof(vnm_plan) == 56,
                "record sizes are part of the format");
 
+/* ---- shape-set files: one compiled model per input-shape set ----
+ *
+ *   offset 0    vnm_set_header (64 bytes): magic "VINCISET", version, byte-order
+ *               mark, file size, model count, header hash
+ *   offset 64   vnm_set_entry[count] (16 bytes each): offset, size of a model
+ *   ...         the models: complete .vnm images (above), each at a
+ *               VNM_SET_ALIGN-aligned offset, in table order, not overlapping
+ *
+ * header_hash: FNV-1a 64 over the header (header_hash zeroed) and the table;
+ * each image carries its own hashes. Every model has the same input and
+ * output names, dtypes and ranks, and no two have the same input shapes
+ * (the writer refuses it, the loader checks it). Each image holds its own
+ * weights: a file with N shape sets is about N times a single one. */
+#define VNM_SET_MAGIC     "VINCISET"
+#define VNM_SET_VERSION   1u
+#define VNM_SET_ALIGN     4096u /* a page: each image maps like a file of its own */
+#define VNM_SET_MAX_COUNT 256u
+
+typedef struct vnm_set_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t byte_order;
+    uint64_t file_size;
+    uint32_t count;
+    uint32_t reserved0;
+    uint64_t header_hash;
+    uint8_t reserved[24];
+} vnm_set_header;
+
+typedef struct vnm_set_entry {
+    uint64_t offset, size;
+} vnm_set_entry;
+
+_Static_assert(sizeof(vnm_set_header) == 64 && sizeof(vnm_set_entry) == 16,
+               "record sizes are part of the format");
+
+/* A model's whole .vnm image (malloc'ed), as vn_model_save writes it; `path`
+ * is for messages. vn_vnm_write_file writes an image, removing a partial file
+ * on failure. (vnm_write.c) */
+vn_status vn_vnm_image(const vn_model *m, const char *path, uint8_t **out, size_t *size);
+vn_status vn_vnm_write_file(const char *path, const uint8_t *img, size_t size);
+
 /* The payload hash: per 1 MiB chunk four interleaved FNV-1a 64 lanes over
  * 64-bit words folded with the chunk's tail bytes (so it runs at memory
  * speed), then FNV-1a 64 over the chunk hashes and the length. _mt hashes

@@ -44,6 +44,10 @@ static vn_status check_header(vnm_loader *ld, const vnm_header *h)
     if (ld->size < sizeof *h)
         return vn_vnm_bad(ld, 0, "the file has %" PRIu64 " bytes, less than the 64-byte header",
                           ld->size);
+    if (!memcmp(h->magic, VNM_SET_MAGIC, 8))
+        return vn_vnm_bad(ld, 0,
+                          "the file holds models for several input-shape sets: load it with "
+                          "vn_model_set_load, which picks one by the input shapes");
     if (memcmp(h->magic, VNM_MAGIC, 8))
         return vn_vnm_bad(ld, 0, "magic is not \"VINCIVNM\": not a .vnm file");
     if (h->version != VNM_VERSION)

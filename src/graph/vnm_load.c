@@ -120,8 +120,7 @@ vn_status vn_vnm_load_bytes(const void *bytes, size_t size, const char *name, vn
     return st;
 }
 
-/* Map the whole file read-only; *map is NULL for an empty file. */
-static vn_status map_file(const char *path, void **map, size_t *size)
+vn_status vn_vnm_map_file(const char *path, void **map, size_t *size)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return vn_error(VN_ERR_IO, W, "%s: cannot open: %s", path, strerror(errno));
@@ -149,7 +148,7 @@ vn_status vn_model_load(const char *path, vn_device *device, vn_model **out)
     *out = NULL;
     void *map = NULL;
     size_t size = 0;
-    vn_status st = map_file(path, &map, &size);
+    vn_status st = vn_vnm_map_file(path, &map, &size);
     if (st != VN_OK) return st;
     static _Alignas(64) const uint64_t empty[8];
     vnm_loader ld;

@@ -49,6 +49,10 @@ vn_status vn_vnm_bad(const vnm_loader *ld, uint64_t at, const char *fmt, ...)
 /* A string reference read from the field at byte `at`. */
 vn_status vn_vnm_string(const vnm_loader *ld, uint32_t ref, uint64_t at, const char **out);
 
+/* Map a whole file read-only (MAP_POPULATE); *map is NULL for an empty file.
+ * Errors are VN_ERR_IO naming the path. (vnm_load.c) */
+vn_status vn_vnm_map_file(const char *path, void **map, size_t *size);
+
 vn_status vn_vnm_check_file(vnm_loader *ld); /* vnm_file.c */
 vn_status vn_vnm_read_model(vnm_loader *ld); /* vnm_read.c */
 vn_status vn_vnm_read_attrs(vnm_loader *ld, const vnm_node *r, uint64_t at,

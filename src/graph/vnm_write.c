@@ -282,19 +282,6 @@ static uint8_t *layout(writer *w, size_t *size)
     return img;
 }
 
-static vn_status write_file(const char *path, const uint8_t *img, size_t size)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return vn_error(VN_ERR_IO, W, "%s: cannot create: %s", path, strerror(errno));
-    bool ok = fwrite(img, 1, size, f) == size;
-    ok &= fclose(f) == 0;
-    if (!ok) {
-        remove(path); /* never leave a truncated model behind */
-        return vn_error(VN_ERR_IO, W, "%s: write failed: %s", path, strerror(errno));
-    }
-    return VN_OK;
-}
-
 /* Internal attributes ("_vinci...") carry addresses: never written (the
  * loader rejects them). The graph engine gives constants as input data. */
 static vn_status check_attrs(const vn_model *m)
@@ -319,9 +306,9 @@ static vn_status check_attrs(const vn_model *m)
     return VN_OK;
 }
 
-vn_status vn_model_save(const vn_model *m, const char *path)
+vn_status vn_vnm_image(const vn_model *m, const char *path, uint8_t **out, size_t *out_size)
 {
-    if (!m || !path) return vn_error(VN_ERR_INVALID_ARG, W, "model or path is NULL");
+    *out = NULL;
     if (!m->final) return vn_error(VN_ERR_STATE, W, "%s: not compiled", m->name);
     vn_status ok = check_attrs(m);
     if (ok != VN_OK) return ok;
@@ -352,11 +339,33 @@ vn_status vn_model_save(const vn_model *m, const char *path)
         for (int t = 1; t < VNM_SEC_END; t++) free(w.sec[t].p);
         return vn_error(VN_ERR_UNSUPPORTED, W, "%s: too many strings or indices for .vnm", path);
     }
-    size_t size = 0;
-    uint8_t *img = failed ? NULL : layout(&w, &size);
+    uint8_t *img = failed ? NULL : layout(&w, out_size);
     for (int t = 1; t < VNM_SEC_END; t++) free(w.sec[t].p);
     if (!img) return vn_error(VN_ERR_OUT_OF_MEMORY, W, "%s: no memory for the file image", path);
-    vn_status st = write_file(path, img, size);
+    *out = img;
+    return VN_OK;
+}
+
+vn_status vn_vnm_write_file(const char *path, const uint8_t *img, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return vn_error(VN_ERR_IO, W, "%s: cannot create: %s", path, strerror(errno));
+    bool ok = fwrite(img, 1, size, f) == size;
+    ok &= fclose(f) == 0;
+    if (!ok) {
+        remove(path); /* never leave a truncated model behind */
+        return vn_error(VN_ERR_IO, W, "%s: write failed: %s", path, strerror(errno));
+    }
+    return VN_OK;
+}
+
+vn_status vn_model_save(const vn_model *m, const char *path)
+{
+    if (!m || !path) return vn_error(VN_ERR_INVALID_ARG, W, "model or path is NULL");
+    uint8_t *img;
+    size_t size = 0;
+    vn_status st = vn_vnm_image(m, path, &img, &size);
+    if (st == VN_OK) st = vn_vnm_write_file(path, img, size);
     free(img);
     return st;
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# cli_shape_sets.sh VINCI MODELS_DIR — `vinci compile --shape-set` end to end:
+# one .vnm with models for batch 1, 4 and 16; `vinci run` picks the batch-4
+# model for the bundled batch-4 input and writes exactly what running the
+# .onnx writes; `vinci info` lists the three sets; `vinci bench` picks by
+# --input-shape; an input shape the file lacks is refused with the sets named.
+set -euo pipefail
+vinci=$1
+models=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$vinci" compile "$models/mlp_tiny.onnx" -o "$tmp/sets.vnm" \
+    --shape-set x:1,64 --shape-set x:4,64 --shape-set x:16,64 >"$tmp/compile.txt"
+grep -q "one model per shape set" "$tmp/compile.txt" || fail "compile did not write a set file"
+
+"$vinci" info "$tmp/sets.vnm" >"$tmp/info.txt"
+grep -q "3 input-shape sets" "$tmp/info.txt" || fail "info does not list 3 sets"
+for b in 1 4 16; do
+    grep -q "x  *f32\[$b,64\]" "$tmp/info.txt" || fail "info lacks the batch-$b set"
+done
+
+"$vinci" run "$tmp/sets.vnm" --input x="$models/mlp_tiny_input.npy" --output-dir "$tmp/vnm" \
+    >"$tmp/run.txt"
+grep -q "picked by shapes" "$tmp/run.txt" || fail "run did not pick from the set"
+"$vinci" run "$models/mlp_tiny.onnx" --input x="$models/mlp_tiny_input.npy" \
+    --output-dir "$tmp/onnx" >/dev/null
+cmp -s "$tmp/vnm/y.npy" "$tmp/onnx/y.npy" || fail "the picked model's output differs from the .onnx run's"
+
+"$vinci" bench "$tmp/sets.vnm" --input-shape x:16,64 --iters 3 >"$tmp/bench.txt"
+grep -q "picked from 3 shape sets" "$tmp/bench.txt" || fail "bench did not pick"
+
+"$vinci" compile "$models/mlp_tiny.onnx" -o "$tmp/no4.vnm" --shape-set x:1,64 --shape-set x:8,64 \
+    >/dev/null
+if "$vinci" run "$tmp/no4.vnm" --input x="$models/mlp_tiny_input.npy" --output-dir "$tmp/x" \
+    2>"$tmp/err.txt"; then
+    fail "a batch-4 input ran on a file without a batch-4 model"
+fi
+grep -q "no model was compiled for x\[4,64\]" "$tmp/err.txt" || fail "error: $(cat "$tmp/err.txt")"
+grep -q "f32\[8,64\]" "$tmp/err.txt" || fail "the error does not list the file's sets"
+echo "cli_shape_sets: ok"
