@@ -153,7 +153,7 @@ vn_status vn_model_set_pick(const vn_model_set *set, const vn_input_shape *shape
 void vn_model_set_destroy(vn_model_set *set)
 {
     if (!set) return;
-    for (int32_t k = 0; k < set->count; k++) vn_model_destroy(set->models[k]);
+    for (int32_t k = 0; set->models && k < set->count; k++) vn_model_destroy(set->models[k]);
     free(set->models);
     if (set->map) munmap(set->map, set->map_size);
     free(set);
