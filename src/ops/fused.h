@@ -31,7 +31,7 @@ typedef enum vn_fused_reg_kind {
     VN_REG_QUEUE,      /* an input read in place from its VECIN queue buffer */
     VN_REG_CONST,      /* a constant buffer filled once per block */
     VN_REG_SLOT,       /* a VECCALC buffer, reused once its value is dead */
-    VN_REG_OUT         /* the VECOUT buffer (the last instruction, no cast) */
+    VN_REG_OUT         /* the VECOUT buffer: the result and the chain leading to it (no cast) */
 } vn_fused_reg_kind;
 
 typedef struct vn_fused_plan {

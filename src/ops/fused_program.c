@@ -5,7 +5,8 @@
  * Register assignment invariant: two registers share a VECCALC slot only if
  * their live ranges [definition, last use] do not overlap, except that an
  * instruction may write the slot of an operand it reads for the last time
- * (element-wise instructions allow dst == src).
+ * (element-wise instructions allow dst == src); likewise the VECOUT buffer
+ * holds a chain of values ending in the result, one at a time.
  */
 #include <string.h>
 
@@ -105,11 +106,38 @@ static void assign_inputs(vn_fused_plan *p, slot_pool *s)
     }
 }
 
+/* The values that live in the VECOUT buffer: the last instruction's result
+ * and, backwards from it, each operand of an OUT instruction that is an
+ * intermediate read there for the last time (the first eligible of src0,
+ * src1). Each such value lives from its definition to the next one's, so
+ * OUT holds one value at a time and each link writes OUT over the operand
+ * it reads (dst == src), sparing a VECCALC slot and its UB per link. */
+static void chain_into_out(const vn_fused_plan *p, bool *out)
+{
+    const vn_fused_program *g = &p->prog;
+    memset(out, 0, VN_FUSED_MAX_REGS * sizeof *out);
+    if (p->cdt != p->io) return; /* the result is cast into OUT from a slot */
+    int32_t k = g->num_instrs - 1;
+    out[g->num_inputs + k] = true;
+    for (;;) {
+        const vn_fused_instr *in = &g->instrs[k];
+        int32_t srcs[2] = {in->src0, vn_vop_kind_of(in->op) == VN_VOP_BINARY ? in->src1 : -1};
+        int32_t next = -1;
+        for (int i = 0; i < 2 && next < 0; i++)
+            if (srcs[i] >= g->num_inputs && p->last_use[srcs[i]] == k) next = srcs[i];
+        if (next < 0) return;
+        out[next] = true;
+        k = next - g->num_inputs;
+    }
+}
+
 void vn_fused_assign_registers(vn_fused_plan *p)
 {
     const vn_fused_program *g = &p->prog;
     slot_pool s = {{0}, 0, 0};
+    bool out[VN_FUSED_MAX_REGS];
     compute_last_use(p);
+    chain_into_out(p, out);
     assign_inputs(p, &s);
     int16_t saved[VN_FUSED_MAX_REGS];
     memcpy(saved, p->last_use, sizeof saved);
@@ -118,7 +146,7 @@ void vn_fused_assign_registers(vn_fused_plan *p)
         release_if_dead(p, &s, g->instrs[k].src0, k);
         if (vn_vop_kind_of(g->instrs[k].op) == VN_VOP_BINARY)
             release_if_dead(p, &s, g->instrs[k].src1, k);
-        if (k == g->num_instrs - 1 && p->cdt == p->io) {
+        if (out[dst]) {
             p->reg_kind[dst] = VN_REG_OUT;
         } else {
             p->reg_kind[dst] = VN_REG_SLOT;

@@ -13,12 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/fused.h"
 #include "vinci/ops.h"
 #include "vt.h"
 #include "vt_tensor.h"
-
-
-
 
 static double vop_ref(vn_vop op, double a, double b, double s, bool ints)
 {
@@ -184,7 +182,8 @@ static void test_relu_add(void)
                      (long long)sizes[s], (long long)bad);
         }
     /* ReLU-Add with a broadcast bias row */
-    vn_tensor_desc d[2] = {vt_desc(VN_F32, 2, (int64_t[]){129, 77}), vt_desc(VN_F32, 1, (int64_t[]){77})};
+    vn_tensor_desc d[2] = {vt_desc(VN_F32, 2, (int64_t[]){129, 77}),
+                           vt_desc(VN_F32, 1, (int64_t[]){77})};
     VT_CHECK(check_program(NULL, &relu_add, VN_F16, d, -10, 10) == 0, "ReLU-Add bias f16");
 }
 
@@ -214,10 +213,42 @@ static void test_register_reuse(void)
                           4,
                           {I(VN_VOP_MUL, 0, 0, 0), I(VN_VOP_EXP, 3, -1, 0), I(VN_VOP_NEG, 4, -1, 0),
                            I(VN_VOP_ADD, 5, 2, 0)}};
-    vn_tensor_desc d[3] = {vt_desc(VN_F32, 1, (int64_t[]){5000}), vt_desc(VN_F32, 1, (int64_t[]){5000}),
+    vn_tensor_desc d[3] = {vt_desc(VN_F32, 1, (int64_t[]){5000}),
+                           vt_desc(VN_F32, 1, (int64_t[]){5000}),
                            vt_desc(VN_F32, 1, (int64_t[]){5000})};
     VT_CHECK(check_program(NULL, &g, VN_F32, d, -1, 1) == 0, "f32");
     VT_CHECK(check_program(NULL, &g, VN_F16, d, -1, 1) == 0, "f16");
+}
+
+/* The VECOUT buffer holds the chain of values ending in the result: a
+ * binary link reading a chain value and a slot, a value read twice by its
+ * link, a link through src1; and the register kinds that implies. */
+static void test_out_chain(void)
+{
+    static const vn_fused_program g[3] = {
+        {2, 3, {I(VN_VOP_ADD, 0, 1, 0), I(VN_VOP_EXP, 2, -1, 0), I(VN_VOP_MUL, 3, 2, 0)}},
+        {2, 3, {I(VN_VOP_ADD, 0, 1, 0), I(VN_VOP_MUL, 2, 2, 0), I(VN_VOP_RELU, 3, -1, 0)}},
+        {2, 3, {I(VN_VOP_SUB, 0, 1, 0), I(VN_VOP_ABS, 2, -1, 0), I(VN_VOP_ADD, 0, 3, 0)}}};
+    /* per program: the slots, and which intermediates (r2, r3, r4) live in OUT */
+    static const int slots[3] = {1, 0, 0};
+    static const bool in_out[3][3] = {{false, true, true}, {true, true, true}, {true, true, true}};
+    vn_tensor_desc d[2] = {vt_desc(VN_F32, 1, (int64_t[]){3001}),
+                           vt_desc(VN_F32, 1, (int64_t[]){3001})};
+    for (int k = 0; k < 3; k++) {
+        VT_CHECK(check_program(NULL, &g[k], VN_F32, d, -1, 1) == 0, "program %d f32", k);
+        VT_CHECK(check_program(NULL, &g[k], VN_F16, d, -1, 1) == 0, "program %d f16", k);
+        vn_fused_plan p;
+        memset(&p, 0, sizeof p);
+        p.prog = g[k];
+        p.io = p.cdt = VN_F32;
+        p.cls[0] = p.cls[1] = VN_FUSED_FULL;
+        vn_fused_assign_registers(&p);
+        VT_CHECK(p.num_slots == slots[k], "program %d: %d slots, want %d", k, (int)p.num_slots,
+                 slots[k]);
+        for (int r = 0; r < 3; r++)
+            VT_CHECK((p.reg_kind[2 + r] == VN_REG_OUT) == in_out[k][r], "program %d: r%d %s OUT", k,
+                     2 + r, in_out[k][r] ? "not in" : "in");
+    }
 }
 
 static void test_tiny_ub(void)
@@ -232,7 +263,8 @@ static void test_tiny_ub(void)
     static const int64_t shapes[][3] = {{3, 5, 7}, {4, 33, 300}, {2, 3, 2001}};
     for (int s = 0; s < 3; s++) {
         const int64_t *x = shapes[s];
-        vn_tensor_desc d[4] = {vt_desc(VN_F32, 3, x), vt_desc(VN_F32, 1, &x[2]), vt_desc(VN_F32, 0, NULL),
+        vn_tensor_desc d[4] = {vt_desc(VN_F32, 3, x), vt_desc(VN_F32, 1, &x[2]),
+                               vt_desc(VN_F32, 0, NULL),
                                vt_desc(VN_F32, 3, (int64_t[]){x[0], 1, x[2]})};
         VT_CHECK(check_program(dev, &chain, VN_F32, d, -3, 3) == 0, "f32 shape %d", s);
         VT_CHECK(check_program(dev, &chain, VN_F16, d, -3, 3) == 0, "f16 shape %d", s);
@@ -285,7 +317,8 @@ static void test_program_errors(void)
     VT_CHECK(vn_fused_plan_create(NULL, &relu_add, d, 1, &plan) == VN_ERR_INVALID_ARG,
              "input count");
     VT_CONTAINS(vn_last_error(), "2 inputs");
-    vn_tensor_desc bad[2] = {vt_desc(VN_F32, 1, (int64_t[]){8}), vt_desc(VN_F32, 1, (int64_t[]){3})};
+    vn_tensor_desc bad[2] = {vt_desc(VN_F32, 1, (int64_t[]){8}),
+                             vt_desc(VN_F32, 1, (int64_t[]){3})};
     VT_CHECK(vn_fused_plan_create(NULL, &relu_add, bad, 2, &plan) == VN_ERR_SHAPE, "shapes");
     VT_CONTAINS(vn_last_error(), "do not broadcast");
     VT_CHECK(plan == NULL, "no plan on failure");
@@ -296,6 +329,7 @@ int main(void)
     VT_RUN(test_relu_add);
     VT_RUN(test_long_chain);
     VT_RUN(test_register_reuse);
+    VT_RUN(test_out_chain);
     VT_RUN(test_tiny_ub);
     VT_RUN(test_attribute_form);
     VT_RUN(test_program_errors);
