@@ -129,10 +129,11 @@ def run_measured(cmd, env=None, timeout=None):
             ru.ru_maxrss / 1024.0, time.perf_counter() - t0)
 
 
-def vinci_bench(args, path, threads, precision="f32"):
+def vinci_bench(args, path, threads, precision="f32", opt_level=None):
     env = dict(os.environ, VINCI_NUM_THREADS=str(threads))
+    level = [] if opt_level is None else [f"-O{opt_level}"]
     rc, out, err, rss, _ = run_measured([args.vinci, "bench", path, "--threads", "1", "--iters",
-                                         str(args.iters), "--precision", precision], env,
+                                         str(args.iters), "--precision", precision] + level, env,
                                         args.timeout)
     if rc != 0:
         if "unsupported operators:" in err:

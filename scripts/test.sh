@@ -3,7 +3,8 @@
 #   1. release build, every test under each ISA path (VINCI_ISA=avx512, avx2, scalar);
 #   1b. ONNX conformance: the onnx 1.22.0 backend tests through build/vinci, against
 #      tests/conformance/expected_failures.txt (scripts/conformance.py);
-#   1c. end-to-end models (scripts/gen_models.py) against onnxruntime (scripts/check_models.py);
+#   1c. end-to-end models (scripts/gen_models.py) against onnxruntime (scripts/check_models.py),
+#       and a QDQ int8 model through fuse_qdq (scripts/check_qdq.py);
 #   2. a build with -fsanitize=address,undefined running the unit tests again.
 # Prints ctest's summary for each job and exits non-zero if any test failed.
 set -euo pipefail
@@ -21,6 +22,8 @@ echo "== job 1b: ONNX conformance (onnx backend tests; fails on a test outside t
 
 echo "== job 1c: end-to-end models vs onnxruntime (scripts/check_models.py; fails on FAIL, reports UNSUPPORTED)"
 .venv/bin/python scripts/check_models.py --vinci build/vinci --models-dir build/models
+# a QDQ int8 conv net (onnxruntime's quantizer): fuse_qdq's int8 path vs onnxruntime, ~2 s
+.venv/bin/python scripts/check_qdq.py --vinci build/vinci --models-dir build/models
 
 echo "== job 2: address + undefined-behaviour sanitizers, unit tests"
 # (test_machine is left out: peak figures measured under ASan mean nothing.)

@@ -151,7 +151,9 @@ typedef struct vn_compile_options {
     int32_t precision; /* vn_precision (0: f32); applies at every opt_level */
 } vn_compile_options;
 
-#define VN_MAX_PASS_REPORTS 16
+/* Room for every pass of O3 with a reduced precision and the memory plan's
+ * two alias reports (17 today), and a few more. */
+#define VN_MAX_PASS_REPORTS 24
 /* What one pass changed: `changes` rewrites, `detail` names the first few. */
 typedef struct vn_pass_report {
     const char *pass;

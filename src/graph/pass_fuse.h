@@ -11,8 +11,9 @@
  * (inside the group) and is not a graph output, so no other node loses a value.
  *
  * The fusion passes run after inference (every value's desc is known) except
- * fold_batchnorm, which only needs constants and runs before it (so the
- * BatchNormalization never has to be inferred).
+ * fold_batchnorm and fuse_qdq, which only need constants and run before it
+ * (so the BatchNormalization never has to be inferred, and the QDQ weights are
+ * still int8, not folded to f32).
  */
 #ifndef VINCI_GRAPH_PASS_FUSE_H
 #define VINCI_GRAPH_PASS_FUSE_H
@@ -28,6 +29,9 @@ vn_status vn_pass_fuse_attention(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_gelu(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_norm(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_softmax_scale(vn_model *m, vn_pass_report *r);
+/* O3, before inference with fold_batchnorm (constant folding would turn the
+ * int8 weights into f32): QDQ Conv / MatMul -> QLinearConv / QLinearMatMul */
+vn_status vn_pass_fuse_qdq(vn_model *m, vn_pass_report *r);
 
 /* ---- helpers (pass_fuse_util.c) ----------------------------------------------------- */
 #define VN_FUSE_MAX_MEMBERS 64

@@ -11,8 +11,12 @@
  *       so before inference), and after the O1 passes, with shapes known: the
  *       MatMul / Gemm and Conv epilogue fusions, then element-wise chains
  *       (last, so the epilogues keep their bias / activation / residual Adds).
- *   O3: O2, with the transformer pattern fusions (pass_fuse_attention.c, pass_fuse_gelu.c,
- *       pass_fuse_norm.c, pass_fuse_scale.c) first, so the MatMul epilogue
+ *   O3: O2, with the QDQ fusion (pass_fuse_qdq.c: DequantizeLinear -> Conv /
+ *       MatMul -> QuantizeLinear becomes QLinearConv / QLinearMatMul) before
+ *       inference, after fold_batchnorm: constant folding would otherwise turn
+ *       the int8 weights' DequantizeLinear into f32 constants. After inference,
+ *       the transformer pattern fusions (pass_fuse_attention.c, pass_fuse_gelu.c,
+ *       pass_fuse_norm.c, pass_fuse_scale.c) run before the O2 ones, so the MatMul epilogue
  *       pass folds the Gelu they make; then layout propagation
  *       (pass_layout.c: NC1HWC0 across conv / pool / element-wise / Concat
  *       chains), last, on the fused graph.
@@ -74,6 +78,7 @@ static const graph_pass o2_before[] = {{"fold_batchnorm", vn_pass_fold_batchnorm
 static const graph_pass o2_after[] = {{"fuse_conv_epilogue", vn_pass_fuse_conv},
                                       {"fuse_matmul_epilogue", vn_pass_fuse_matmul},
                                       {"fuse_elementwise_chains", vn_pass_fuse_elementwise}};
+static const graph_pass o3_before[] = {{"fuse_qdq", vn_pass_fuse_qdq}};
 static const graph_pass o3_fuse[] = {{"fuse_attention", vn_pass_fuse_attention},
                                      {"fuse_gelu", vn_pass_fuse_gelu},
                                      {"fuse_norm", vn_pass_fuse_norm},
@@ -118,10 +123,12 @@ vn_status vn_pass_run_all(vn_model *m, int32_t level)
             report(m, per_node[i].name);
         for (size_t i = 0; level >= 2 && i < COUNT(o2_before); i++) report(m, o2_before[i].name);
         for (size_t i = 0; level >= 2 && i < COUNT(o2_after); i++) report(m, o2_after[i].name);
+        for (size_t i = 0; level >= 3 && i < COUNT(o3_before); i++) report(m, o3_before[i].name);
         for (size_t i = 0; level >= 3 && i < COUNT(o3_fuse); i++) report(m, o3_fuse[i].name);
         st = run_graph_passes(m, before, sizeof before / sizeof before[0]);
     }
     if (st == VN_OK && level >= 2) st = run_graph_passes(m, o2_before, COUNT(o2_before));
+    if (st == VN_OK && level >= 3) st = run_graph_passes(m, o3_before, COUNT(o3_before));
     if (st == VN_OK) st = sweep(m, level);
     if (st == VN_OK && level >= 1) st = run_graph_passes(m, after, sizeof after / sizeof after[0]);
     if (st == VN_OK && level >= 3) st = run_graph_passes(m, o3_fuse, COUNT(o3_fuse));

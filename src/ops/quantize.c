@@ -210,11 +210,50 @@ static vn_status ql_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, vo
     return q_plan_new(ctx, plan, workspace, ql_check);
 }
 
+/* f32 -> u8 / i8 with one scale and zero point (the QDQ activation case)
+ * without the per-element dtype dispatch, so the loops vectorise: the same
+ * arithmetic as the general loop (f32 quotient, round half to even, + zero
+ * point, saturate, NaN to the low end). Adding and subtracting 1.5 * 2^23
+ * rounds a float of magnitude < 2^22 to the nearest even integer under the
+ * default rounding mode; anything larger saturates either way, and
+ * rint(q) + zp is exact in f32 below 2^24. */
+#define Q_ROUND_MAGIC 12582912.0f
+static void ql_run_tensor_int8(const q_plan *p, const float *x, float s, float zp, void *y)
+{
+    float lo = p->ydt == VN_U8 ? 0.0f : -128.0f, hi = p->ydt == VN_U8 ? 255.0f : 127.0f;
+    if (p->ydt == VN_U8) {
+        uint8_t *o = y;
+        for (int64_t e = 0; e < p->numel; e++) {
+            float v = (x[e] / s + Q_ROUND_MAGIC) - Q_ROUND_MAGIC + zp;
+            v = v >= lo ? v : lo;
+            o[e] = (uint8_t)(v <= hi ? v : hi);
+        }
+        return;
+    }
+    int8_t *o = y;
+    for (int64_t e = 0; e < p->numel; e++) {
+        float v = (x[e] / s + Q_ROUND_MAGIC) - Q_ROUND_MAGIC + zp;
+        v = v >= lo ? v : lo;
+        o[e] = (int8_t)(v <= hi ? v : hi);
+    }
+}
+
+static bool q_tensor_f32_int8(const q_plan *p, vn_dtype fdt, vn_dtype idt)
+{
+    return p->mode == Q_TENSOR && fdt == VN_F32 && p->sdt == VN_F32 &&
+           (idt == VN_U8 || idt == VN_I8);
+}
+
 static vn_status ql_run(const vn_op_run_ctx *ctx)
 {
     const q_plan *p = ctx->plan;
     const void *x = ctx->inputs[Q_IN_X].data, *s = ctx->inputs[Q_IN_SCALE].data;
     const void *z = p->has_zp ? ctx->inputs[Q_IN_ZP].data : NULL;
+    if (!p->dbl && q_tensor_f32_int8(p, p->xdt, p->ydt)) {
+        float zp = z ? (float)vn_cast_load_i64(p->ydt, z, 0) : 0.0f;
+        ql_run_tensor_int8(p, x, *(const float *)s, zp, ctx->outputs[0].data);
+        return VN_OK;
+    }
     for (int64_t e = 0; e < p->numel; e++) {
         int64_t si = q_index(p, e);
         double q = p->dbl ? vn_cast_load_f64(p->xdt, x, e) / vn_cast_load_f64(p->sdt, s, si)
@@ -269,11 +308,29 @@ static vn_status dql_plan(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, v
     return q_plan_new(ctx, plan, workspace, dql_check);
 }
 
+/* u8 / i8 -> f32 with one scale and zero point, a loop that vectorises
+ * (the general loop's arithmetic: (x - zp) in integers, times the scale in f32). */
+static void dql_run_tensor_int8(const q_plan *p, const void *x, int32_t zp, float s, float *y)
+{
+    if (p->xdt == VN_U8) {
+        const uint8_t *in = x;
+        for (int64_t e = 0; e < p->numel; e++) y[e] = (float)((int32_t)in[e] - zp) * s;
+        return;
+    }
+    const int8_t *in = x;
+    for (int64_t e = 0; e < p->numel; e++) y[e] = (float)((int32_t)in[e] - zp) * s;
+}
+
 static vn_status dql_run(const vn_op_run_ctx *ctx)
 {
     const q_plan *p = ctx->plan;
     const void *x = ctx->inputs[Q_IN_X].data, *s = ctx->inputs[Q_IN_SCALE].data;
     const void *z = p->has_zp ? ctx->inputs[Q_IN_ZP].data : NULL;
+    if (q_tensor_f32_int8(p, p->ydt, p->xdt)) {
+        int32_t zp = z ? (int32_t)vn_cast_load_i64(p->xdt, z, 0) : 0;
+        dql_run_tensor_int8(p, x, zp, *(const float *)s, ctx->outputs[0].data);
+        return VN_OK;
+    }
     for (int64_t e = 0; e < p->numel; e++) {
         int64_t si = q_index(p, e);
         int64_t d = vn_cast_load_i64(p->xdt, x, e) - (z ? vn_cast_load_i64(p->xdt, z, si) : 0);

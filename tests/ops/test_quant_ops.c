@@ -84,6 +84,39 @@ static void test_quantize_per_tensor(void)
     free(out.data);
 }
 
+/* One f32 scale and zero point into i8 (the vectorised loop): the f32
+ * quotient rounded half to even, ties, values past 2^22 and 2^24, infinities
+ * and NaN (the low end); and the i8 DequantizeLinear back. */
+static void test_quantize_tensor_edges(void)
+{
+    vt_rng r = {0x75};
+    float x[64], s = 0.37f;
+    int8_t zp = -5;
+    for (int i = 0; i < 48; i++) x[i] = (float)vt_uniform(&r, -60.0, 60.0);
+    const float edge[16] = {0.5f * 0.37f, 1.5f * 0.37f, -2.5f * 0.37f, 4194304.5f,
+                            -4194304.5f,  16777217.0f,  -1e30f,        1e30f,
+                            INFINITY,     -INFINITY,    NAN,           0.0f,
+                            -0.0f,        1e-30f,       46.99f,        -45.4f};
+    memcpy(x + 48, edge, sizeof edge);
+    int64_t dx[1] = {64};
+    vn_tensor in[3] = {tens(VN_F32, 1, dx, x), tens(VN_F32, 0, NULL, &s),
+                       tens(VN_I8, 0, NULL, &zp)};
+    vn_tensor out, back;
+    VT_OK(run_op("QuantizeLinear", NULL, 0, in, 3, &out, 1));
+    const int8_t *y = out.data;
+    for (int i = 0; i < 64; i++) {
+        float q = x[i] / s;
+        double want = isnan(q) ? -128 : clampd(ref_round((double)q) - 5, -128, 127);
+        VT_CHECK(y[i] == want, "x %g: %d, want %g", (double)x[i], y[i], want);
+    }
+    vn_tensor din[3] = {out, tens(VN_F32, 0, NULL, &s), tens(VN_I8, 0, NULL, &zp)};
+    VT_OK(run_op("DequantizeLinear", NULL, 0, din, 3, &back, 1));
+    for (int i = 0; i < 64; i++)
+        VT_CHECK(((float *)back.data)[i] == (float)(y[i] + 5) * s, "dequantized element %d", i);
+    free(out.data);
+    free(back.data);
+}
+
 static void test_quantize_axis_and_blocked(void)
 {
     vt_rng r = {0x72};
@@ -355,6 +388,7 @@ static void test_norms(void)
 int main(void)
 {
     VT_RUN(test_quantize_per_tensor);
+    VT_RUN(test_quantize_tensor_edges);
     VT_RUN(test_quantize_axis_and_blocked);
     VT_RUN(test_dequantize);
     VT_RUN(test_dynamic_quantize);
