@@ -6,20 +6,23 @@
  * When a padded row fits a tile, a tile is R whole rows ("packed"); else a
  * tile is one chunk of C columns of one row. Tile capacity `cap` (elements,
  * padding included) is the largest that fits every buffer the kernel carves
- * from UB, capped at TILE_TARGET so a tile's working set stays in L1/L2.
+ * from UB, capped so that a tile's working set stays in L1 (l1_tile).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/fused.h"
 
-/* 1024 f32: a two-input tile's double-buffered queues take 24 KiB, half of
- * L1, leaving the other half to the lines streaming through. Filling L1
- * (2048) is a cliff on some hosts: on a 64 Mi-element Add, one host measured
- * 2048 at 0.90-1.0 of triad and 1024 at 0.85, another (same CPU model, run
- * days later) 2048 at 0.37-0.54 and 1024 at 0.67-0.87, in interleaved runs. */
-#define TILE_TARGET 1024
-#define CAP_STEP    64
+/* A tile is the largest whose UB working set (bytes_per_elem per element:
+ * the double-buffered queues, slots and constants) fits in 7/8 of L1D, and
+ * at least TILE_MIN elements. A tile that overflows L1 is a cliff on some
+ * hosts: on a 64 Mi-element Add (28 B per element), one Zen host measured
+ * 2048 (56 KiB) at 0.37-0.54 of triad against 1024 at 0.67-0.87; on the
+ * 48 KiB-L1D Xeon 1536 (42 KiB, what this rule gives) reaches 0.91-0.96 of
+ * triad against 0.81-0.83 at 1024, and ReLU-Add's speed-up over Add then
+ * Relu stays 1.57-1.64x (bench_ops, 1 and 2 threads, interleaved runs). */
+#define TILE_MIN 1024
+#define CAP_STEP 64
 
 static bool only_inner_varies(const vn_bcast *b, int32_t i)
 {
@@ -75,10 +78,17 @@ static int64_t bytes_per_elem(const vn_fused_plan *p)
     return bytes + (stage ? io : 0) + c * (p->num_slots + p->num_consts);
 }
 
+static int64_t l1_tile(int64_t bpe)
+{
+    const vn_cpu_features *f = vn_cpu_features_get();
+    int64_t l1 = f && f->l1d_bytes > 0 ? f->l1d_bytes : 0;
+    return vn_ops_max(TILE_MIN, l1 * 7 / 8 / bpe);
+}
+
 static vn_status choose_cap(const char *where, vn_fused_plan *p, int64_t ub)
 {
     int64_t bpe = bytes_per_elem(p);
-    int64_t cap = vn_ops_min(TILE_TARGET, (ub - VN_OPS_UB_MARGIN) / bpe);
+    int64_t cap = vn_ops_min(l1_tile(bpe), (ub - VN_OPS_UB_MARGIN) / bpe);
     p->cap = cap / CAP_STEP * CAP_STEP;
     if (p->cap < CAP_STEP)
         return vn_error(VN_ERR_UNSUPPORTED, where,
