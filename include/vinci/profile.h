@@ -109,6 +109,10 @@ typedef struct vn_profile_node {
     double flops, bytes;         /* per call, from the kernel counters */
     vn_kernel_counters counters; /* summed over calls */
     vn_counter_values ctr;       /* perf counters of workers and runner, summed over calls */
+    int64_t blocks;              /* blocks its kernels ran, summed over calls */
+    /* Load imbalance of its blocks: per call, the longest block's time over
+     * the median block's, averaged over the calls that ran blocks (1: even). */
+    double block_imbalance;
 } vn_profile_node;
 
 typedef struct vn_profiler vn_profiler;
