@@ -10,9 +10,13 @@
  *     vn_profiler_destroy(p);
  *
  * Profiling is off unless a profiler is running: one pointer test per node
- * and one per block. A profiler's first run switches the workers' perf
- * events on and vn_profiler_destroy off (switching them interrupts their
- * CPUs); between its runs they cost only at those threads' context switches.
+ * and two per block (the counters' worker hook, the runtime's block
+ * records). Profiled, every node also gets its blocks' count and load
+ * imbalance, and the trace a slice per block for the first runs (the
+ * runtime's block records, vn_device_profile_drain_blocks). A profiler's
+ * first run switches the workers' perf events on and vn_profiler_destroy
+ * off (switching them interrupts their CPUs); between its runs they cost
+ * only at those threads' context switches.
  */
 #ifndef VINCI_PROFILE_H
 #define VINCI_PROFILE_H

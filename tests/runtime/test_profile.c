@@ -27,18 +27,18 @@ static void copy_kernel(vn_core *core, const void *p)
     vn_free(core, q, t);
 }
 
-/* Block b copies (b + 1) * 8 floats through the UB: each block counts
- * different bytes and scratch. */
+/* Block b copies (b + 1) * 8 floats at b * 64 through the UB: each block
+ * counts different bytes and scratch (at most 8 blocks). */
 static void ragged_kernel(vn_core *core, const void *p)
 {
     const sum_args *a = p;
     int b = vn_block_idx(core), n = (b + 1) * 8;
-    vn_gm gx = vn_gm_make((void *)a->x, VN_F32, 256), gy = vn_gm_make(a->y, VN_F32, 256);
+    vn_gm gx = vn_gm_make((void *)a->x, VN_F32, 512), gy = vn_gm_make(a->y, VN_F32, 512);
     vn_queue *q = vn_queue_new(core, VN_VECIN, 1, n, VN_F32);
     vn_local t = vn_alloc(core, q);
-    vn_copy_in(core, t, gx, 0, n);
+    vn_copy_in(core, t, gx, b * 64, n);
     vn_vscalar(core, VN_VOP_ADDS, t, t, 1.0, n);
-    vn_copy_out(core, gy, 0, t, n);
+    vn_copy_out(core, gy, b * 64, t, n);
     vn_free(core, q, t);
 }
 
@@ -127,7 +127,7 @@ static void test_block_records(void)
     vn_device *d = rt_device(2);
     vn_stream *s = NULL;
     VT_OK(vn_stream_create(d, VN_PRIORITY_NORMAL, &s));
-    static float x[256], y[256];
+    static float x[512], y[512];
     sum_args a = {x, y};
     vn_launch_desc desc = {ragged_kernel, "ragged_kernel", 7, &a, -1};
     vn_task_desc nop = {"nop", 3, nop_block, NULL, NULL};
@@ -186,7 +186,7 @@ static void test_block_records(void)
 static void test_sync_block_records(void)
 {
     vn_device *d = rt_device(2);
-    static float x[256], y[256];
+    static float x[512], y[512];
     sum_args a = {x, y};
     vn_launch_desc desc = {ragged_kernel, "ragged_kernel", 5, &a, -1};
     vn_kernel_counters c[2];
