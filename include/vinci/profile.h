@@ -10,9 +10,13 @@
  *     vn_profiler_destroy(p);
  *
  * Profiling is off unless a profiler is running: one pointer test per node
- * and one per block. A profiler's first run switches the workers' perf
- * events on and vn_profiler_destroy off (switching them interrupts their
- * CPUs); between its runs they cost only at those threads' context switches.
+ * and two per block (the counters' worker hook, the runtime's block
+ * records). Profiled, every node also gets its blocks' count and load
+ * imbalance, and the trace a slice per block for the first runs (the
+ * runtime's block records, vn_device_profile_drain_blocks). A profiler's
+ * first run switches the workers' perf events on and vn_profiler_destroy
+ * off (switching them interrupts their CPUs); between its runs they cost
+ * only at those threads' context switches.
  */
 #ifndef VINCI_PROFILE_H
 #define VINCI_PROFILE_H
@@ -109,6 +113,10 @@ typedef struct vn_profile_node {
     double flops, bytes;         /* per call, from the kernel counters */
     vn_kernel_counters counters; /* summed over calls */
     vn_counter_values ctr;       /* perf counters of workers and runner, summed over calls */
+    int64_t blocks;              /* blocks its kernels ran, summed over calls */
+    /* Load imbalance of its blocks: per call, the longest block's time over
+     * the median block's, averaged over the calls that ran blocks (1: even). */
+    double block_imbalance;
 } vn_profile_node;
 
 typedef struct vn_profiler vn_profiler;

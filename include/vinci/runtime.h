@@ -228,17 +228,45 @@ typedef struct vn_profile_record {
     int32_t num_blocks;
     int32_t first_worker, last_worker; /* workers of the first and the last block */
     int64_t start_ns, end_ns;
-    /* kernel counters of [A] (zero for copies and generic tasks) */
+    /* kernel counters of [A] (zero for copies and generic tasks): the sums
+     * of its blocks' (vn_profile_block), high-water marks their maximum */
     int64_t bytes_in, bytes_out, vector_elem_ops, cube_ops;
+    int64_t scratch_high_water[VN_ARENA_COUNT];
 } vn_profile_record;
 
-/* Profiling off (the default) costs one predictable branch per block. */
+/* One block of a profiled work task, or of a synchronous launch
+ * (vn_launch, vn_device_run_blocks) made while profiling was on: those have
+ * stream_id VN_PROFILE_SYNC and `task` numbers the device's profiled
+ * synchronous launches from 1. Timestamps: CLOCK_MONOTONIC ns around the
+ * block's call, inside its task's record's [start_ns, end_ns]. A task
+ * skipped or failed by injection ran no block and has none. */
+#define VN_PROFILE_SYNC UINT32_MAX
+typedef struct vn_profile_block {
+    uint64_t task;
+    uint32_t stream_id;
+    int32_t block;  /* 0 .. num_blocks - 1 */
+    int32_t worker; /* the worker index that ran it (a guest index for a caller's block) */
+    int64_t start_ns, end_ns;
+    /* the block's kernel counters of [A] (zero for copies, generic tasks and
+     * blocks a lower block's failure skipped) */
+    int64_t bytes_in, bytes_out, vector_elem_ops, cube_ops;
+    int64_t scratch_high_water[VN_ARENA_COUNT]; /* bytes carved from each arena */
+} vn_profile_block;
+
+/* Profiling off (the default) costs one predictable branch per block. On,
+ * every work task appends a vn_profile_record and its vn_profile_blocks, and
+ * every synchronous launch its vn_profile_blocks. */
 vn_status vn_device_set_profiling(vn_device *device, bool on);
 /* Move up to `max` of the oldest records into `out`; returns how many. The
  * buffer keeps at most 1 << 20 records; `dropped` (may be NULL) receives how
  * many were lost to that cap since the last drain. */
 size_t vn_device_profile_drain(vn_device *device, vn_profile_record *out, size_t max,
                                uint64_t *dropped);
+/* Likewise for block records, in the order their task or launch finished
+ * (a task's blocks in block order). Its own cap of 1 << 20 records; a task
+ * or launch whose blocks do not all fit loses them all, counted in `dropped`. */
+size_t vn_device_profile_drain_blocks(vn_device *device, vn_profile_block *out, size_t max,
+                                      uint64_t *dropped);
 
 #ifdef __cplusplus
 }

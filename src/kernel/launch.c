@@ -29,7 +29,9 @@
 
 typedef struct worker_record {
     vn_kernel_counters totals;
-    int32_t fail_block; /* lowest failing block this worker ran, or INT32_MAX */
+    vn_kernel_counters last; /* of the block last_block, the latest this worker ran */
+    int32_t last_block;      /* -1: none yet */
+    int32_t fail_block;      /* lowest failing block this worker ran, or INT32_MAX */
     vn_status status;
     char message[sizeof(((vn_core *)0)->message)];
 } worker_record;
@@ -100,6 +102,8 @@ static void run_kernel(vn_core *core, const vn_launch_desc *desc)
 static void record_block(launch_ctx *lc, worker_record *r, int32_t block, vn_status status,
                          const char *message, const vn_kernel_counters *c)
 {
+    r->last = *c; /* for block_stats: a copy is cheaper than asking whether anyone profiles */
+    r->last_block = block;
     r->totals.bytes_in += c->bytes_in;
     r->totals.bytes_out += c->bytes_out;
     r->totals.vector_elem_ops += c->vector_elem_ops;
@@ -132,6 +136,29 @@ static void launch_block(void *ctx, int32_t worker, int32_t block)
     reset_core(core, lc, worker, block, shadow);
     run_kernel(core, lc->desc);
     record_block(lc, r, block, core->status, core->message, &core->counters);
+}
+
+/* The runtime's block profile hook (vn_block_stats_fn): the block's counters,
+ * none when a lower block's failure skipped it. */
+static void block_stats(void *ctx, int32_t worker, int32_t block, vn_profile_block *rec)
+{
+    const worker_record *r = &((const launch_ctx *)ctx)->records[worker];
+    if (r->last_block != block) return;
+    const vn_kernel_counters *c = &r->last;
+    rec->bytes_in = c->bytes_in;
+    rec->bytes_out = c->bytes_out;
+    rec->vector_elem_ops = c->vector_elem_ops;
+    rec->cube_ops = c->cube_ops;
+    memcpy(rec->scratch_high_water, c->scratch_high_water, sizeof rec->scratch_high_water);
+}
+
+/* Worker records of a launch, before its first block. */
+static void init_records(worker_record *records, int32_t workers)
+{
+    for (int32_t w = 0; w < workers; w++) {
+        records[w].fail_block = INT32_MAX;
+        records[w].last_block = -1;
+    }
 }
 
 static vn_status validate(const vn_launch_desc *desc)
@@ -188,10 +215,10 @@ vn_status vn_launch(vn_device *device, const vn_launch_desc *desc, vn_kernel_cou
     if (!lc.records)
         return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_launch", "cannot allocate %d worker records",
                         (int)workers);
-    for (int32_t w = 0; w < workers; w++) lc.records[w].fail_block = INT32_MAX;
+    init_records(lc.records, workers);
 
     double t0 = now_ms();
-    st = vn_device_run_blocks(device, desc->block_dim, launch_block, &lc);
+    st = vn_device_run_blocks_ex(device, desc->block_dim, launch_block, &lc, block_stats);
     double wall = now_ms() - t0;
     if (st == VN_OK) st = finish(&lc, workers, wall, counters);
     free(lc.records);
@@ -231,17 +258,9 @@ static vn_status async_block(void *ctx, int32_t worker, int32_t block)
     return r->status;
 }
 
-static void async_stats(void *ctx, vn_profile_record *rec)
+static void async_stats(void *ctx, int32_t worker, int32_t block, vn_profile_block *rec)
 {
-    const async_launch *al = ctx;
-    int32_t workers = vn_device_num_worker_ids(al->lc.device);
-    for (int32_t w = 0; w < workers; w++) {
-        const vn_kernel_counters *c = &al->lc.records[w].totals;
-        rec->bytes_in += c->bytes_in;
-        rec->bytes_out += c->bytes_out;
-        rec->vector_elem_ops += c->vector_elem_ops;
-        rec->cube_ops += c->cube_ops;
-    }
+    block_stats(&((async_launch *)ctx)->lc, worker, block, rec);
 }
 
 static void async_release(void *ctx)
@@ -269,7 +288,7 @@ static async_launch *async_new(vn_device *device, const vn_launch_desc *desc, si
     al->lc.checked = desc->checked == -1 ? vn_device_checked(device) : desc->checked == 1;
     atomic_init(&al->lc.first_fail, INT32_MAX);
     al->lc.records = (worker_record *)(al + 1);
-    for (int32_t w = 0; w < workers; w++) al->lc.records[w].fail_block = INT32_MAX;
+    init_records(al->lc.records, workers);
     return al;
 }
 

@@ -31,6 +31,22 @@ typedef struct vn_prof_slice {
 
 #define VN_PROF_MAX_SLICES (1 << 20) /* past this only the summary grows */
 
+/* A block of a node's launches (node >= 0, launches made inside the node's
+ * time) or of anything else the device ran while profiled (node -1): a
+ * slice on its worker's track. */
+typedef struct vn_prof_block {
+    int32_t node;
+    int64_t run;
+    vn_profile_block b;
+} vn_prof_block;
+
+/* Block slices are kept for the first VN_PROF_BLOCK_RUNS runs only: their
+ * number grows with nodes x workers (ResNet-18 on 2 workers: 88 blocks, 30
+ * KB of trace a run; a 64-worker host or BERT-base many times that), while a
+ * few runs show the blocks' balance. The node summary (blocks, imbalance)
+ * counts every run. */
+#define VN_PROF_BLOCK_RUNS 10
+
 struct vn_profiler {
     vn_prof_hook hook; /* first: the executor's callbacks get the profiler back */
     const vn_model *model;
@@ -42,6 +58,13 @@ struct vn_profiler {
     int64_t num_slices, cap_slices;
     vn_profile_record *records; /* stream tasks of asynchronous runs */
     int64_t num_records, cap_records;
+    vn_prof_block *blocks; /* of the first VN_PROF_BLOCK_RUNS runs */
+    int64_t num_blocks, cap_blocks;
+    uint64_t blocks_dropped;   /* by the runtime's cap or ours */
+    vn_profile_block *drained; /* blocks drained at a node's end (scratch) */
+    int64_t cap_drained;
+    double *imbalance_sum;    /* per node: the sum of its calls' imbalances */
+    int64_t *imbalance_calls; /* ... over this many calls */
     int64_t runs;
     double run_ms;
     int64_t own_ns;   /* the profiler's own work inside the runs: the hooks outside node times */
@@ -64,6 +87,10 @@ vn_prof_slice *vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t pid, int3
 int32_t vn_prof_tid(void);
 /* Per-call ms, FLOPs, bytes and the bound of node i. */
 vn_bound vn_prof_node_bound(const vn_profiler *p, const vn_profile_node *n, double *frac);
+/* Drains the device's block records: those of node `node` (>= 0) inside
+ * its time [t0, t1] count towards it; every one is kept as a slice of this
+ * run while runs < VN_PROF_BLOCK_RUNS (node -1 for the others). */
+void vn_prof_take_blocks(vn_profiler *p, int32_t node, int64_t t0, int64_t t1);
 /* Called by run.c around every profiled run; `completed`: the run succeeded. */
 vn_status vn_prof_run_begin(vn_profiler *p);
 void vn_prof_run_end(vn_profiler *p, int64_t t0, int64_t t1, bool completed);

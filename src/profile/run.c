@@ -1,8 +1,9 @@
 /*
- * run.c — profiled model runs: the executor's hook and the workers' block
- * counting are on for the run only (their perf events from the first run to
- * vn_profiler_destroy), the run is an enclosing slice on the track of its
- * nodes. One profiled run at a time per process (the hook is global).
+ * run.c — profiled model runs: the executor's hook, the workers' block
+ * counting and the device's task and block records are on for the run only
+ * (the perf events from the first run to vn_profiler_destroy), the run is an
+ * enclosing slice on the track of its nodes. One profiled run at a time per
+ * process (the hook is global).
  */
 #include <stdlib.h>
 
@@ -30,6 +31,7 @@ vn_status vn_prof_run_begin(vn_profiler *p)
         return vn_error(VN_ERR_STATE, "vn_profiler_run", "another profiled run is in progress");
     vn_status st = vn_counters_enable(p->device);
     if (st == VN_OK) st = worker_buffers(p);
+    if (st == VN_OK) vn_device_set_profiling(p->device, true); /* task and block records */
     if (st == VN_OK) return VN_OK;
     vn_counters_disable();
     atomic_store(&vn_prof_hook_active, NULL);
@@ -45,8 +47,34 @@ static void count_alias_nodes(vn_profiler *p)
         if (p->model->nodes[i].alias != VN_ALIAS_NONE) p->nodes[i].calls++;
 }
 
+/* The stream tasks the runtime recorded during the run (on its stream
+ * for an asynchronous run, on any for a synchronous one). */
+static void drain_records(vn_profiler *p)
+{
+    for (;;) {
+        if (p->num_records == p->cap_records) {
+            int64_t cap = p->cap_records ? 2 * p->cap_records : 64;
+            vn_profile_record *r =
+                cap <= VN_PROF_MAX_SLICES ? realloc(p->records, (size_t)cap * sizeof *r) : NULL;
+            if (!r) break;
+            p->records = r;
+            p->cap_records = cap;
+        }
+        size_t room = (size_t)(p->cap_records - p->num_records);
+        size_t got = vn_device_profile_drain(p->device, p->records + p->num_records, room, NULL);
+        p->num_records += (int64_t)got;
+        if (got < room) return;
+    }
+    vn_profile_record sink[64]; /* no room: drop the rest, the summary is unaffected */
+    while (vn_device_profile_drain(p->device, sink, 64, NULL) == 64) {
+    }
+}
+
 void vn_prof_run_end(vn_profiler *p, int64_t t0, int64_t t1, bool completed)
 {
+    vn_device_set_profiling(p->device, false);
+    drain_records(p);
+    vn_prof_take_blocks(p, -1, 0, 0); /* those outside nodes: stream tasks */
     atomic_store(&vn_prof_hook_active, NULL);
     vn_ctr_pause(); /* the events stay on for the next run: vn_profiler_destroy releases them */
     vn_prof_add_slice(p, -1, p->pid, p->tid, t0, t1);
@@ -73,28 +101,6 @@ vn_status vn_profiler_run(vn_profiler *p, vn_model_ctx *ctx, const vn_named_tens
     return st;
 }
 
-/* The stream tasks the runtime recorded during the run. */
-static void drain_records(vn_profiler *p)
-{
-    for (;;) {
-        if (p->num_records == p->cap_records) {
-            int64_t cap = p->cap_records ? 2 * p->cap_records : 64;
-            vn_profile_record *r =
-                cap <= VN_PROF_MAX_SLICES ? realloc(p->records, (size_t)cap * sizeof *r) : NULL;
-            if (!r) break;
-            p->records = r;
-            p->cap_records = cap;
-        }
-        size_t room = (size_t)(p->cap_records - p->num_records);
-        size_t got = vn_device_profile_drain(p->device, p->records + p->num_records, room, NULL);
-        p->num_records += (int64_t)got;
-        if (got < room) return;
-    }
-    vn_profile_record sink[64]; /* no room: drop the rest, the summary is unaffected */
-    while (vn_device_profile_drain(p->device, sink, 64, NULL) == 64) {
-    }
-}
-
 vn_status vn_profiler_run_async(vn_profiler *p, vn_model_ctx *ctx, vn_stream *stream,
                                 const vn_named_tensor *inputs, int32_t num_inputs)
 {
@@ -105,14 +111,10 @@ vn_status vn_profiler_run_async(vn_profiler *p, vn_model_ctx *ctx, vn_stream *st
     p->any_thread = true; /* the nodes run on the device's callback thread */
     vn_status st = vn_prof_run_begin(p);
     if (st != VN_OK) return st;
-    vn_device_set_profiling(p->device, true);
     int64_t t0 = vn_prof_now_ns();
     st = vn_model_run_async(p->model, ctx, stream, inputs, num_inputs, NULL, 0);
     vn_status sync = vn_stream_synchronize(stream, -1);
-    int64_t t1 = vn_prof_now_ns();
-    vn_device_set_profiling(p->device, false);
-    drain_records(p);
-    vn_prof_run_end(p, t0, t1, st == VN_OK && sync == VN_OK);
+    vn_prof_run_end(p, t0, vn_prof_now_ns(), st == VN_OK && sync == VN_OK);
     return st != VN_OK ? st : sync;
 }
 

@@ -4,6 +4,8 @@
  * node the running thread snapshots every worker's counters (counters.c): a
  * worker that ran blocks of the node gets a slice on its track with its
  * counter differences, and the node gets the sum plus the running thread's.
+ * At the node's end the runtime's block records of its launches are taken
+ * (blocks.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,7 @@ static void hook_end(vn_prof_hook *h, const vn_model *m, int32_t node, int64_t t
     node_work(n);
     vn_prof_slice *s = vn_prof_add_slice(p, node, p->pid, p->tid, t0, t1);
     if (s) memcpy(s->ctr, sum.value, sizeof s->ctr);
+    vn_prof_take_blocks(p, node, t0, t1);
     p->own_ns += vn_prof_now_ns() - t1;
 }
 
@@ -142,8 +145,12 @@ static vn_status fill_nodes(vn_profiler *p)
 {
     const vn_model *m = p->model;
     p->num_nodes = m->num_nodes;
-    p->nodes = calloc((size_t)(m->num_nodes ? m->num_nodes : 1), sizeof *p->nodes);
-    if (!p->nodes) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_profiler_create", "no memory");
+    size_t count = (size_t)(m->num_nodes ? m->num_nodes : 1);
+    p->nodes = calloc(count, sizeof *p->nodes);
+    p->imbalance_sum = calloc(count, sizeof *p->imbalance_sum);
+    p->imbalance_calls = calloc(count, sizeof *p->imbalance_calls);
+    if (!p->nodes || !p->imbalance_sum || !p->imbalance_calls)
+        return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_profiler_create", "no memory");
     for (int32_t i = 0; i < m->num_nodes; i++) {
         const vn_cnode *c = &m->nodes[i];
         vn_profile_node *n = &p->nodes[i];
@@ -204,6 +211,10 @@ void vn_profiler_destroy(vn_profiler *p)
     free(p->nodes);
     free(p->slices);
     free(p->records);
+    free(p->blocks);
+    free(p->drained);
+    free(p->imbalance_sum);
+    free(p->imbalance_calls);
     free(p->w_begin);
     free(p->w_end);
     free(p);

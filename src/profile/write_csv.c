@@ -1,7 +1,9 @@
 /*
  * write_csv.c — op_summary.csv: one row per node, msprof's op summary for
- * vinci (times in ms, per-call FLOPs and bytes, roofline bound, and the perf
- * counters summed over calls, "unsupported" where the kernel has none).
+ * vinci (times in ms, per-call FLOPs and bytes, roofline bound, blocks per
+ * call and their load imbalance — the longest block over the median, msprof's
+ * parallelism — and the perf counters summed over calls, "unsupported" where
+ * the kernel has none).
  */
 #include "profile/profiler.h"
 
@@ -20,7 +22,7 @@ static void put_header(FILE *f)
 {
     fputs("name,op_type,fused_from,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,"
           "bytes,"
-          "gflops,gbs,intensity,bound,roof_fraction",
+          "gflops,gbs,intensity,bound,roof_fraction,blocks,block_imbalance",
           f);
     for (int32_t k = 0; k < VN_CTR_COUNT; k++) fprintf(f, ",%s", vn_counter_name(k));
     fputc('\n', f);
@@ -41,6 +43,8 @@ static void put_row(FILE *f, const vn_profiler *p, const vn_profile_node *n)
             p->run_ms > 0 ? n->total_ms / p->run_ms : 0, n->flops, n->bytes,
             s > 0 ? n->flops / s / 1e9 : 0, s > 0 ? n->bytes / s / 1e9 : 0,
             n->bytes > 0 ? n->flops / n->bytes : 0, vn_bound_name(b), frac);
+    fprintf(f, ",%.2f,%.3f", n->calls ? (double)n->blocks / (double)n->calls : 0,
+            n->block_imbalance);
     for (int32_t k = 0; k < VN_CTR_COUNT; k++) {
         if (n->ctr.supported[k])
             fprintf(f, ",%lld", (long long)n->ctr.value[k]);

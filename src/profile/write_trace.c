@@ -5,7 +5,9 @@
  * synchronous runs, one track per worker, one per stream of asynchronous
  * runs (profiler.h). Model runs enclose their node slices; a node's slice on
  * a worker carries that worker's counters, its slice on the run's track the
- * node's totals and its bound.
+ * node's totals and its bound. Inside a node's worker slice, one slice per
+ * block (the runtime's block records, blocks.c) with the block's kernel
+ * counters, for the first VN_PROF_BLOCK_RUNS runs ("otherData" says so).
  */
 #include <stdlib.h>
 
@@ -94,6 +96,35 @@ static void put_record(FILE *f, const vn_profiler *p, const vn_profile_record *r
             r->skipped ? "true" : "false", (long long)r->bytes_in, (long long)r->bytes_out);
 }
 
+/* A block on its worker's track (a guest index: the host's caller-run track). */
+static void put_block(FILE *f, const vn_profiler *p, const vn_prof_block *k)
+{
+    const vn_profile_block *b = &k->b;
+    int32_t tid = b->worker < p->num_workers ? b->worker : p->num_workers;
+    double ts = (double)(b->start_ns - p->epoch_ns) / 1e3;
+    double dur = (double)(b->end_ns - b->start_ns) / 1e3;
+    fprintf(f,
+            ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"name\":\"block %d\","
+            "\"cat\":\"block\",\"args\":{\"run\":%lld,\"node\":",
+            VN_PROF_PID_WORKERS, (int)tid, ts, dur > 0 ? dur : 0, (int)b->block, (long long)k->run);
+    const vn_profile_node *n = k->node >= 0 ? &p->nodes[k->node] : NULL;
+    put_json_str(f, !n ? "" : n->name && n->name[0] ? n->name : n->op_type); /* as its slices */
+    if (b->stream_id == VN_PROFILE_SYNC)
+        fprintf(f, ",\"launch\":%llu", (unsigned long long)b->task);
+    else
+        fprintf(f, ",\"stream\":%u,\"task\":%llu", (unsigned)b->stream_id,
+                (unsigned long long)b->task);
+    fprintf(f,
+            ",\"block\":%d,\"worker\":%d,\"bytes_in\":%lld,\"bytes_out\":%lld,"
+            "\"vector_elem_ops\":%lld,\"cube_ops\":%lld",
+            (int)b->block, (int)b->worker, (long long)b->bytes_in, (long long)b->bytes_out,
+            (long long)b->vector_elem_ops, (long long)b->cube_ops);
+    for (int a = 0; a < VN_ARENA_COUNT; a++)
+        fprintf(f, ",\"scratch_%s\":%lld", vn_arena_name((vn_arena)a),
+                (long long)b->scratch_high_water[a]);
+    fputs("}}", f);
+}
+
 /* Process and track names: every track that has a slice, plus every worker. */
 static void put_tracks(FILE *f, const vn_profiler *p)
 {
@@ -126,7 +157,14 @@ vn_status vn_profiler_write_trace(const vn_profiler *p, const char *path)
     put_tracks(f, p);
     for (int64_t i = 0; i < p->num_slices; i++) put_slice(f, p, &p->slices[i]);
     for (int64_t i = 0; i < p->num_records; i++) put_record(f, p, &p->records[i]);
-    fputs("\n],\"displayTimeUnit\":\"ms\"}\n", f);
+    for (int64_t i = 0; i < p->num_blocks; i++) put_block(f, p, &p->blocks[i]);
+    int64_t block_runs = p->runs < VN_PROF_BLOCK_RUNS ? p->runs : VN_PROF_BLOCK_RUNS;
+    fprintf(f,
+            "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"runs\":%lld,\"block_slice_runs\":%lld,"
+            "\"blocks_dropped\":%llu,\"block_slices\":\"one per block for the first %lld of "
+            "%lld runs\"}}\n",
+            (long long)p->runs, (long long)block_runs, (unsigned long long)p->blocks_dropped,
+            (long long)block_runs, (long long)p->runs);
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0 || bad)
         return vn_error(VN_ERR_IO, "vn_profiler_write_trace", "error writing '%s'", path);

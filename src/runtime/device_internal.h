@@ -21,11 +21,20 @@ enum { VN_WORKER_SLOT_CORE = 0, VN_WORKER_SLOT_SHADOW, VN_WORKER_SLOT_COUNT };
  * of vn_device_run_blocks) calls it for that worker. */
 void *vn_device_worker_slot(vn_device *device, int32_t worker, int key, size_t bytes);
 
-/* vn_stream_submit with a task kind for profiles and a hook that adds the
- * task's counters to its profile record (called once, after the last block,
- * before `release`, only when profiling is on; may be NULL). */
+/* Fills the kernel counters of block `block`'s profile record, on the worker
+ * that has just run it (`ctx`: the block function's). Called only while
+ * profiling is on; leaves a block that did not run at zero. */
+typedef void (*vn_block_stats_fn)(void *ctx, int32_t worker, int32_t block, vn_profile_block *rec);
+
+/* vn_stream_submit with a task kind for profiles and the hook that gives its
+ * blocks' records their kernel counters (may be NULL); the task's record
+ * sums them. */
 vn_status vn_stream_submit_ex(vn_stream *stream, const vn_task_desc *task, vn_task_kind kind,
-                              void (*stats)(void *ctx, vn_profile_record *rec));
+                              vn_block_stats_fn stats);
+
+/* vn_device_run_blocks with that hook, for the blocks' profile records. */
+vn_status vn_device_run_blocks_ex(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx,
+                                  vn_block_stats_fn stats);
 
 /* From a task block about to return a failure: the message the stream's error
  * should carry instead of vn_last_error() (the launcher passes the kernel's own

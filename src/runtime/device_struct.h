@@ -34,6 +34,14 @@
 typedef struct vn_task vn_task;
 typedef struct vn_job vn_job;
 
+/* A profiled job's block records (one allocation) and the hook that gives
+ * each block its kernel counters. */
+typedef struct vn_job_profile {
+    vn_block_stats_fn stats; /* may be NULL */
+    void *ctx;
+    vn_profile_block blocks[]; /* num_blocks of them, indexed by block */
+} vn_job_profile;
+
 /* A unit of scheduling: `num_blocks` calls of run(), then one call of finish(). */
 struct vn_job {
     vn_job *next;       /* ready list link (lock) */
@@ -51,11 +59,21 @@ struct vn_job {
     /* Runs once, without the lock, on the worker that finished the last block.
      * It must take the lock and call vn_sched_job_done_locked exactly once. */
     void (*finish)(vn_job *job, int32_t worker);
+    /* NULL unless profiled (set before the push, owned by the pusher): each
+     * block's run() is then timed into its record (profile.c). */
+    vn_job_profile *prof;
 };
 
 /* Host threads that may run blocks of their synchronous jobs at once; more
  * concurrent callers wait for the pool as before (pool.c). */
 #define VN_GUEST_SLOTS 4
+
+/* A bounded FIFO of profile records of one type (profile.c). */
+typedef struct vn_prof_queue {
+    void *data;
+    size_t len, cap;  /* in records */
+    uint64_t dropped; /* records lost to the cap since the last drain */
+} vn_prof_queue;
 
 typedef struct vn_worker {
     vn_device *device;
@@ -118,9 +136,9 @@ struct vn_device {
 
     /* profiling (profile.c) */
     atomic_bool profiling;
-    struct vn_profile_record *prof;
-    size_t prof_len, prof_cap;
-    uint64_t prof_dropped;
+    vn_prof_queue prof_tasks;  /* vn_profile_record */
+    vn_prof_queue prof_blocks; /* vn_profile_block */
+    uint64_t prof_sync_jobs;   /* profiled synchronous launches so far */
 };
 
 /* ---- scheduler.c ---- */
@@ -155,5 +173,18 @@ vn_status vn_streams_init(vn_device *d);
 void vn_streams_shutdown(vn_device *d);
 void vn_callback_shutdown(vn_device *d);
 void vn_profile_shutdown(vn_device *d);
+
+/* ---- profile.c: block records ---- */
+/* A job's block records, zeroed; NULL on no memory. Free with free(). */
+vn_job_profile *vn_profile_job_new(int32_t num_blocks, vn_block_stats_fn stats, void *ctx);
+/* Runs block `block` of a profiled job, timed and counted into its record. */
+void vn_profile_run_block(vn_job *job, int32_t worker, int32_t block);
+/* Appends a job's `n` block records as task `task` of stream `stream_id`,
+ * all or none (none: counted as dropped); jp NULL drops n records. */
+void vn_profile_publish_blocks_locked(vn_device *d, const vn_job_profile *jp, int32_t n,
+                                      uint32_t stream_id, uint64_t task);
+/* A task's record from its `n` blocks' (n >= 1): first start, last end,
+ * their workers, the counters summed (high-water marks: the maximum). */
+void vn_profile_task_record(const vn_job_profile *jp, int32_t n, vn_profile_record *rec);
 
 #endif /* VINCI_RUNTIME_DEVICE_STRUCT_H */

@@ -18,6 +18,8 @@
  * so the caller may return (and its stack die) as soon as it sees `done`
  * under the lock.
  */
+#include <stdlib.h>
+
 #include "runtime/stream_internal.h"
 
 /* Bounded spin of a caller that ran out of blocks, waiting for the pool
@@ -108,7 +110,36 @@ static void run_on_pool(vn_device *d, sync_job *s)
     pthread_mutex_unlock(&d->lock);
 }
 
+/* While profiling is on: the job's block records (NULL when off). */
+static vn_job_profile *profile_begin(vn_device *d, int32_t num_blocks, vn_block_stats_fn stats,
+                                     void *ctx)
+{
+    if (!atomic_load_explicit(&d->profiling, memory_order_relaxed)) return NULL;
+    vn_job_profile *jp = vn_profile_job_new(num_blocks, stats, ctx);
+    if (!jp) { /* no memory: the blocks are counted as dropped */
+        pthread_mutex_lock(&d->lock);
+        vn_profile_publish_blocks_locked(d, NULL, num_blocks, VN_PROFILE_SYNC, 0);
+        pthread_mutex_unlock(&d->lock);
+    }
+    return jp;
+}
+
+/* The finished job's block records, numbered among the device's profiled launches. */
+static void profile_end(vn_device *d, vn_job_profile *jp, int32_t num_blocks)
+{
+    pthread_mutex_lock(&d->lock);
+    vn_profile_publish_blocks_locked(d, jp, num_blocks, VN_PROFILE_SYNC, ++d->prof_sync_jobs);
+    pthread_mutex_unlock(&d->lock);
+    free(jp);
+}
+
 vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx)
+{
+    return vn_device_run_blocks_ex(device, num_blocks, fn, ctx, NULL);
+}
+
+vn_status vn_device_run_blocks_ex(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx,
+                                  vn_block_stats_fn stats)
 {
     if (!device || !fn)
         return vn_error(VN_ERR_INVALID_ARG, "vn_device_run_blocks", "%s is NULL",
@@ -126,6 +157,7 @@ vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_f
     s.job.num_blocks = num_blocks;
     s.job.run = sync_run;
     s.job.finish = sync_finish;
+    s.job.prof = profile_begin(device, num_blocks, stats, ctx);
     atomic_init(&s.done, false);
     vn_worker *guest = device->caller_runs ? claim_guest(device) : NULL;
     pthread_cond_init(&s.cv, NULL);
@@ -136,5 +168,6 @@ vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_f
         run_on_pool(device, &s);
     }
     pthread_cond_destroy(&s.cv);
+    if (s.job.prof) profile_end(device, s.job.prof, num_blocks);
     return VN_OK;
 }

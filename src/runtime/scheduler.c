@@ -154,12 +154,17 @@ static void spin_for_work(vn_device *d)
     atomic_fetch_sub_explicit(&d->spinners, 1, memory_order_acq_rel);
 }
 
-/* One block, between the profiler's worker hook calls when it is set. */
+/* One block, between the profiler's worker hook calls when it is set; a
+ * profiled job's block is timed into its record. Every block of every job
+ * passes here, so this is where block records are collected. */
 static void run_block(vn_worker *w, vn_job *job, int32_t block)
 {
     const vn_worker_hook *hook = vn_worker_hook_get();
     void *state = hook ? hook->block_begin(w->device, w->index) : NULL;
-    job->run(job, w->index, block);
+    if (job->prof)
+        vn_profile_run_block(job, w->index, block);
+    else
+        job->run(job, w->index, block);
     if (hook) hook->block_end(state);
 }
 

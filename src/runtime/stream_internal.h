@@ -38,16 +38,13 @@ struct vn_task {
     vn_task_block_fn block;
     void *ctx;
     void (*release)(void *ctx);
-    void (*stats)(void *ctx, vn_profile_record *rec);
+    vn_block_stats_fn stats;
     bool skip;     /* decided at dispatch: the stream has an error */
     bool injected; /* decided at dispatch: fault injection */
-    bool profile;  /* decided at dispatch */
     atomic_int
         fail_block; /* lowest failing block, INT32_MAX if none (blocks above it are skipped) */
     vn_status fail_status; /* with fail_message: guarded by the device lock */
     char fail_message[VN_MSG_CAP];
-    atomic_llong start_ns;
-    atomic_int first_worker;
 
     /* TASK_RECORD, TASK_WAIT */
     vn_event *event;
@@ -152,6 +149,7 @@ vn_stream *vn_callback_current_stream(void);
 bool vn_callback_on_thread(const vn_device *d);
 
 /* ---- profile.c ---- */
+/* Appends a task record; NULL counts one dropped record. */
 void vn_profile_append_locked(vn_device *d, const vn_profile_record *rec);
 
 #endif /* VINCI_RUNTIME_STREAM_INTERNAL_H */

@@ -34,8 +34,6 @@ vn_task *vn_task_new(vn_stream *s, task_type type)
     t->stream = s;
     t->type = type;
     atomic_init(&t->fail_block, INT32_MAX);
-    atomic_init(&t->start_ns, 0);
-    atomic_init(&t->first_worker, -1);
     return t;
 }
 
@@ -56,24 +54,18 @@ static void record_failure(vn_task *t, int32_t block, vn_status status)
 static void work_run(vn_job *job, int32_t worker, int32_t block)
 {
     vn_task *t = (vn_task *)job;
-    if (t->profile) {
-        long long zero = 0;
-        if (atomic_compare_exchange_strong(&t->start_ns, &zero, (long long)vn_now_ns()))
-            atomic_store_explicit(&t->first_worker, worker, memory_order_relaxed);
-    }
     if (t->skip || t->injected) return;
     if (block > atomic_load_explicit(&t->fail_block, memory_order_relaxed)) return;
     vn_status st = t->block(t->ctx, worker, block);
     if (st != VN_OK) record_failure(t, block, st);
 }
 
-static void profile_begin(vn_task *t, int32_t worker, vn_profile_record *rec)
+/* The task's record, from its blocks' (a skipped or injected task's one
+ * empty block gives its times and no counters). */
+static void profile_begin(const vn_task *t, vn_profile_record *rec)
 {
     memset(rec, 0, sizeof *rec);
-    rec->end_ns = vn_now_ns();
-    rec->start_ns = atomic_load(&t->start_ns);
-    rec->first_worker = atomic_load(&t->first_worker);
-    rec->last_worker = worker;
+    vn_profile_task_record(t->job.prof, t->job.num_blocks, rec);
     rec->task = t->seq;
     rec->stream_id = t->stream->id;
     rec->priority = t->stream->priority;
@@ -81,7 +73,6 @@ static void profile_begin(vn_task *t, int32_t worker, vn_profile_record *rec)
     rec->skipped = t->skip;
     rec->num_blocks = t->skip || t->injected ? 0 : t->job.num_blocks;
     snprintf(rec->name, sizeof rec->name, "%s", t->name);
-    if (t->stats && !t->skip && !t->injected) t->stats(t->ctx, rec);
 }
 
 /* Under the lock: the task's outcome becomes the stream's state. */
@@ -96,22 +87,27 @@ static void conclude_locked(vn_task *t, vn_profile_record *rec)
     if (rec) {
         rec->status = t->skip || t->injected || fail_block != INT32_MAX ? s->err.status : VN_OK;
         vn_profile_append_locked(s->device, rec);
+        if (rec->num_blocks)
+            vn_profile_publish_blocks_locked(s->device, t->job.prof, rec->num_blocks, s->id,
+                                             t->seq);
     }
 }
 
 static void work_finish(vn_job *job, int32_t worker)
 {
+    (void)worker;
     vn_task *t = (vn_task *)job;
     vn_stream *s = t->stream;
     vn_device *d = s->device;
     vn_profile_record rec;
-    if (t->profile) profile_begin(t, worker, &rec);
+    if (t->job.prof) profile_begin(t, &rec);
     if (t->release) t->release(t->ctx);
     pthread_mutex_lock(&d->lock);
-    conclude_locked(t, t->profile ? &rec : NULL);
+    conclude_locked(t, t->job.prof ? &rec : NULL);
     vn_stream_step_done_locked(s, t);
     vn_sched_job_done_locked(d);
     pthread_mutex_unlock(&d->lock);
+    free(t->job.prof);
     free(t);
 }
 
@@ -127,15 +123,24 @@ static void note_skip_locked(vn_stream *s)
         snprintf(e->last_skipped, sizeof e->last_skipped, "skipped: %.240s", e->message);
 }
 
+/* Profiled: a record per block. With no memory for them the task goes
+ * unprofiled, counted as one dropped task record. */
+static void profile_task_locked(vn_task *t)
+{
+    bool ran = !t->skip && !t->injected;
+    t->job.prof = vn_profile_job_new(t->job.num_blocks, ran ? t->stats : NULL, t->ctx);
+    if (!t->job.prof) vn_profile_append_locked(t->stream->device, NULL);
+}
+
 void vn_task_dispatch_work_locked(vn_task *t)
 {
     vn_stream *s = t->stream;
     vn_device *d = s->device;
     t->skip = s->err.status != VN_OK;
     t->injected = !t->skip && s->fault_task == t->seq;
-    t->profile = atomic_load_explicit(&d->profiling, memory_order_relaxed);
     if (t->skip) note_skip_locked(s);
     if (t->skip || t->injected) t->job.num_blocks = 1;
+    if (atomic_load_explicit(&d->profiling, memory_order_relaxed)) profile_task_locked(t);
     t->job.priority = s->priority;
     vn_sched_push_locked(d, &t->job);
 }
@@ -143,7 +148,7 @@ void vn_task_dispatch_work_locked(vn_task *t)
 /* ---- submission -------------------------------------------------------------- */
 
 vn_status vn_stream_submit_ex(vn_stream *stream, const vn_task_desc *desc, vn_task_kind kind,
-                              void (*stats)(void *ctx, vn_profile_record *rec))
+                              vn_block_stats_fn stats)
 {
     if (!desc || !desc->block)
         return vn_error(VN_ERR_INVALID_ARG, "vn_stream_submit", "%s is NULL",

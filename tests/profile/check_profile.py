@@ -17,7 +17,10 @@ COUNTERS = ["cycles", "instructions", "cache_refs", "cache_misses", "l1d_read_mi
             "llc_read_misses", "branch_misses", "task_clock_ns", "page_faults", "ctx_switches"]
 COLUMNS = ["name", "op_type", "fused_from", "inputs", "outputs", "calls", "total_ms", "avg_ms",
            "min_ms", "max_ms", "share", "flops", "bytes", "gflops", "gbs", "intensity", "bound",
-           "roof_fraction"] + COUNTERS
+           "roof_fraction", "blocks", "block_imbalance"] + COUNTERS
+ARENAS = ["UB", "L1", "L0A", "L0B", "L0C"]
+BLOCK_ARGS = ["run", "node", "block", "worker", "bytes_in", "bytes_out", "vector_elem_ops",
+              "cube_ops"] + ["scratch_" + a for a in ARENAS]
 failures = []
 
 
@@ -60,6 +63,12 @@ def check_csv(path, a):
             v = r[k]
             check(v == "unsupported" or int(v) >= 0, f"{r['name']}: {k} = {v}")
         check(r["task_clock_ns"] != "unsupported", "software counters are always supported")
+        # Every kernel runs blocks; the longest is at least the median one.
+        if untimed(r):
+            check(float(r["blocks"]) == 0, f"{r['name']}: blocks without a kernel")
+        else:
+            check(float(r["blocks"]) >= 1 and float(r["block_imbalance"]) >= 1,
+                  f"{r['name']}: blocks {r['blocks']}, imbalance {r['block_imbalance']}")
         check("[" in r["outputs"] and r["outputs"].split("[")[0].isalnum(),
               f"{r['name']}: outputs '{r['outputs']}' carry dtype and shape")
 
@@ -106,10 +115,56 @@ def check_trace(path, a):
         check(all(k in n["args"] for k in COUNTERS + ["op_type", "bound"]), "node args")
     for w in on_workers:
         check(w["args"]["blocks"] >= 1 and all(k in w["args"] for k in COUNTERS), "worker args")
+    check_blocks(doc, x, on_workers, names, a)
     if a.streams:
         streams = {t for (p, t), n in names.items() if n.startswith("stream ")}
         check(len(streams) >= 1, "a stream track")
         check(any(e.get("cat") == "task" for e in x), "stream task slices")
+
+
+def check_blocks(doc, x, on_workers, names, a):
+    """Block slices: on a worker's (or the host's caller-run) track, for the
+    runs the trace's otherData names; a node's blocks inside that node's
+    slice on that track, as many per run as the CSV's blocks per call, with
+    their kernel counters (not the node's: an operator may count its tensors'
+    bytes once itself, as convolutions do)."""
+    other = doc.get("otherData", {})
+    kept = other.get("block_slice_runs", -1)
+    check(1 <= kept <= a.runs and "block_slices" in other, f"otherData {other}")
+    blocks = [e for e in x if e.get("cat") == "block"]
+    check(len(blocks) > 0, "block slices")
+    spans = {}
+    for w in on_workers:
+        spans.setdefault((w["tid"], w["name"], w["args"]["run"]), []).append(w)
+    per_run = {}
+    for b in blocks:
+        args = b["args"]
+        check(b["pid"] == 2 and (2, b["tid"]) in names and all(k in args for k in BLOCK_ARGS),
+              f"block slice {b}")
+        check(0 <= args["run"] < kept, f"block of run {args['run']} past {kept}")
+        check(b["tid"] == min(args["worker"], a.workers), f"block of worker {args['worker']} "
+              f"on track {b['tid']}")
+        if not args["node"]:
+            continue
+        eps = 0.01
+        check(any(w["ts"] - eps <= b["ts"] and b["ts"] + b["dur"] <= w["ts"] + w["dur"] + eps
+                  for w in spans.get((b["tid"], args["node"], args["run"]), [])),
+              f"block {args['block']} of {args['node']} outside the node's worker slice")
+        check(all(args[k] >= 0 for k in BLOCK_ARGS[2:]), f"block counters {args}")
+        k = (args["node"], args["run"])
+        per_run[k] = per_run.get(k, 0) + 1
+    if other.get("blocks_dropped", 1) != 0:
+        return
+    rows = {r["name"] or r["op_type"]: r for r in a.rows}
+    for (node, run), n in per_run.items():
+        r = rows.get(node)
+        check(r is not None and abs(float(r["blocks"]) - n) < 1e-6,
+              f"{node} run {run}: {n} block slices, CSV {r and r['blocks']} per call")
+    for r in a.rows:
+        if not untimed(r):
+            name = r["name"] or r["op_type"]
+            check(all((name, run) in per_run for run in range(kept)),
+                  f"{name}: block slices missing in a run")
 
 
 def check_svg(path, a):

@@ -19,6 +19,7 @@
 #include "csv_field.h"
 #include "graph/onnx_build.h"
 #include "profile/counters.h"
+#include "profile/profiler.h"
 #include "vinci/profile.h"
 #include "vinci/runtime.h"
 #include "vt.h"
@@ -160,7 +161,8 @@ static vn_profiler *profile_runs(vn_model *m, int32_t runs, vn_stream *stream)
 
 static const char *const columns =
     "name,op_type,fused_from,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,bytes,"
-    "gflops,gbs,intensity,bound,roof_fraction,cycles,instructions,cache_refs,cache_misses,"
+    "gflops,gbs,intensity,bound,roof_fraction,blocks,block_imbalance,cycles,instructions,cache_"
+    "refs,cache_misses,"
     "l1d_read_misses,llc_read_misses,branch_misses,task_clock_ns,page_faults,ctx_switches\n";
 
 /* Whether node times cover a profile's run time. A profiled run is longer
@@ -324,6 +326,42 @@ static void test_mlp_profile(void)
     VT_CHECK(c.supported[VN_CTR_TASK_CLOCK_NS] && c.value[VN_CTR_TASK_CLOCK_NS] > 0,
              "task clock %lld ns", (long long)c.value[VN_CTR_TASK_CLOCK_NS]);
     vn_profiler_print_top(p, 5, stdout);
+    remove_all(&o);
+    vn_profiler_destroy(p);
+    vn_model_destroy(m);
+}
+
+/* The runtime's block records in a profile: every timed node ran blocks each
+ * call (the same number each, the model being static), none for a view node;
+ * one trace slice per block of the first VN_PROF_BLOCK_RUNS runs, and the
+ * trace says which runs. */
+static void test_block_slices(void)
+{
+    vn_model *m = compile_mlp(1);
+    if (!m) return;
+    int32_t runs = VN_PROF_BLOCK_RUNS + 2;
+    vn_profiler *p = profile_runs(m, runs, NULL);
+    int64_t per_run = 0;
+    for (int32_t i = 0; i < vn_profiler_num_nodes(p); i++) {
+        const vn_profile_node *n = vn_profiler_node(p, i);
+        bool timed = n->max_ms > 0;
+        VT_CHECK(timed ? n->blocks >= n->calls && n->blocks % n->calls == 0 : n->blocks == 0,
+                 "%s: %lld blocks in %lld calls", n->name, (long long)n->blocks,
+                 (long long)n->calls);
+        VT_CHECK(!timed || n->block_imbalance >= 1.0, "%s: imbalance %.3f", n->name,
+                 n->block_imbalance);
+        per_run += n->calls ? n->blocks / n->calls : 0;
+    }
+    out_dir o;
+    write_all(p, &o);
+    char *s = read_all(o.trace), note[128];
+    snprintf(note, sizeof note, "\"block_slice_runs\":%d", (int)VN_PROF_BLOCK_RUNS);
+    VT_CHECK(s && count(s, "\"cat\":\"block\"") == per_run * VN_PROF_BLOCK_RUNS,
+             "%d block slices, %lld blocks a run", s ? count(s, "\"cat\":\"block\"") : -1,
+             (long long)per_run);
+    VT_CHECK(s && count(s, note) == 1, "the trace names the runs with block slices");
+    free(s);
+    check_python(p, o.dir, false);
     remove_all(&o);
     vn_profiler_destroy(p);
     vn_model_destroy(m);
@@ -751,6 +789,7 @@ int main(void)
 {
     VT_RUN(test_bound_rule);
     VT_RUN(test_mlp_profile);
+    VT_RUN(test_block_slices);
     VT_RUN(test_async_profile);
     VT_RUN(test_counters_unavailable);
     VT_RUN(test_counters_api);
