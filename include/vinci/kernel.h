@@ -49,10 +49,10 @@ extern "C" {
 #endif
 
 /* Bytes of one data block and of one vector repeat. */
-#define VN_BLOCK_BYTES 32
-#define VN_REPEAT_BYTES 256
+#define VN_BLOCK_BYTES   32
+#define VN_REPEAT_BYTES  256
 #define VN_REPEAT_BLOCKS 8
-#define VN_MAX_REPEAT 255
+#define VN_MAX_REPEAT    255
 
 typedef struct vn_core vn_core;
 typedef void (*vn_kernel_fn)(vn_core *core, const void *args);
@@ -153,7 +153,7 @@ typedef struct vn_queue vn_queue;
  * arena of `position` (2 buffers = double buffering). Depth (how many tensors
  * may be enqueued before one is dequeued) defaults to `num`.
  * Scratch overflow fails the block in every mode. */
-#define vn_queue_new(core, position, num, count, dtype)                                           \
+#define vn_queue_new(core, position, num, count, dtype)                                            \
     vn_queue_new_(core, position, num, count, dtype, VN_HERE)
 vn_queue *vn_queue_new_(vn_core *core, vn_position position, int32_t num, int64_t count,
                         vn_dtype dtype, vn_site site);
@@ -161,10 +161,10 @@ vn_queue *vn_queue_new_(vn_core *core, vn_position position, int32_t num, int64_
 void vn_queue_set_depth_(vn_core *core, vn_queue *q, int32_t depth, vn_site site);
 
 /* alloc -> (write) -> enque -> deque -> (read) -> free. */
-#define vn_alloc(core, q) vn_alloc_(core, q, VN_HERE)
+#define vn_alloc(core, q)    vn_alloc_(core, q, VN_HERE)
 #define vn_enque(core, q, t) vn_enque_(core, q, t, VN_HERE)
-#define vn_deque(core, q) vn_deque_(core, q, VN_HERE)
-#define vn_free(core, q, t) vn_free_(core, q, t, VN_HERE)
+#define vn_deque(core, q)    vn_deque_(core, q, VN_HERE)
+#define vn_free(core, q, t)  vn_free_(core, q, t, VN_HERE)
 vn_local vn_alloc_(vn_core *core, vn_queue *q, vn_site site);
 void vn_enque_(vn_core *core, vn_queue *q, vn_local t, vn_site site);
 vn_local vn_deque_(vn_core *core, vn_queue *q, vn_site site);
@@ -179,7 +179,8 @@ vn_local vn_buf_new_(vn_core *core, vn_position position, int64_t count, vn_dtyp
 
 /* Contiguous: `count` elements; count * size is rounded DOWN to 32 bytes (checked
  * mode reports a length that would be truncated). Offsets are in elements. */
-#define vn_copy_in(core, dst, src, src_off, count) vn_copy_in_(core, dst, src, src_off, count, VN_HERE)
+#define vn_copy_in(core, dst, src, src_off, count)                                                 \
+    vn_copy_in_(core, dst, src, src_off, count, VN_HERE)
 #define vn_copy_out(core, dst, dst_off, src, count)                                                \
     vn_copy_out_(core, dst, dst_off, src, count, VN_HERE)
 void vn_copy_in_(vn_core *core, vn_local dst, vn_gm src, int64_t src_off, int64_t count,
@@ -275,7 +276,7 @@ typedef enum vn_vop {
     VN_VOP_COUNT
 } vn_vop;
 
-#define VN_VOP_FIRST_UNARY VN_VOP_ABS
+#define VN_VOP_FIRST_UNARY  VN_VOP_ABS
 #define VN_VOP_FIRST_BINARY VN_VOP_ADD
 #define VN_VOP_FIRST_SCALAR VN_VOP_ADDS
 
@@ -286,7 +287,7 @@ const char *vn_vop_name(vn_vop op); /* "Add", "Exp", "LeakyRelu", ... */
 bool vn_vop_supports(vn_vop op, vn_dtype dtype);
 
 /* First-n form: the first `n` elements; all operands have the dst dtype. */
-#define vn_vunary(core, op, dst, a, n) vn_vunary_(core, op, dst, a, n, VN_HERE)
+#define vn_vunary(core, op, dst, a, n)     vn_vunary_(core, op, dst, a, n, VN_HERE)
 #define vn_vbinary(core, op, dst, a, b, n) vn_vbinary_(core, op, dst, a, b, n, VN_HERE)
 #define vn_vscalar(core, op, dst, a, s, n) vn_vscalar_(core, op, dst, a, s, n, VN_HERE)
 void vn_vunary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, int64_t n, vn_site site);
@@ -295,24 +296,24 @@ void vn_vbinary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_local b,
 void vn_vscalar_(vn_core *core, vn_vop op, vn_local dst, vn_local a, double s, int64_t n,
                  vn_site site);
 
-#define vn_abs(c, d, a, n) vn_vunary_(c, VN_VOP_ABS, d, a, n, VN_HERE)
-#define vn_exp(c, d, a, n) vn_vunary_(c, VN_VOP_EXP, d, a, n, VN_HERE)
-#define vn_ln(c, d, a, n) vn_vunary_(c, VN_VOP_LN, d, a, n, VN_HERE)
-#define vn_sqrt(c, d, a, n) vn_vunary_(c, VN_VOP_SQRT, d, a, n, VN_HERE)
-#define vn_rsqrt(c, d, a, n) vn_vunary_(c, VN_VOP_RSQRT, d, a, n, VN_HERE)
-#define vn_reciprocal(c, d, a, n) vn_vunary_(c, VN_VOP_RECIPROCAL, d, a, n, VN_HERE)
-#define vn_relu(c, d, a, n) vn_vunary_(c, VN_VOP_RELU, d, a, n, VN_HERE)
-#define vn_neg(c, d, a, n) vn_vunary_(c, VN_VOP_NEG, d, a, n, VN_HERE)
-#define vn_add(c, d, a, b, n) vn_vbinary_(c, VN_VOP_ADD, d, a, b, n, VN_HERE)
-#define vn_sub(c, d, a, b, n) vn_vbinary_(c, VN_VOP_SUB, d, a, b, n, VN_HERE)
-#define vn_mul(c, d, a, b, n) vn_vbinary_(c, VN_VOP_MUL, d, a, b, n, VN_HERE)
-#define vn_div(c, d, a, b, n) vn_vbinary_(c, VN_VOP_DIV, d, a, b, n, VN_HERE)
-#define vn_max(c, d, a, b, n) vn_vbinary_(c, VN_VOP_MAX, d, a, b, n, VN_HERE)
-#define vn_min(c, d, a, b, n) vn_vbinary_(c, VN_VOP_MIN, d, a, b, n, VN_HERE)
-#define vn_adds(c, d, a, s, n) vn_vscalar_(c, VN_VOP_ADDS, d, a, s, n, VN_HERE)
-#define vn_muls(c, d, a, s, n) vn_vscalar_(c, VN_VOP_MULS, d, a, s, n, VN_HERE)
-#define vn_maxs(c, d, a, s, n) vn_vscalar_(c, VN_VOP_MAXS, d, a, s, n, VN_HERE)
-#define vn_mins(c, d, a, s, n) vn_vscalar_(c, VN_VOP_MINS, d, a, s, n, VN_HERE)
+#define vn_abs(c, d, a, n)           vn_vunary_(c, VN_VOP_ABS, d, a, n, VN_HERE)
+#define vn_exp(c, d, a, n)           vn_vunary_(c, VN_VOP_EXP, d, a, n, VN_HERE)
+#define vn_ln(c, d, a, n)            vn_vunary_(c, VN_VOP_LN, d, a, n, VN_HERE)
+#define vn_sqrt(c, d, a, n)          vn_vunary_(c, VN_VOP_SQRT, d, a, n, VN_HERE)
+#define vn_rsqrt(c, d, a, n)         vn_vunary_(c, VN_VOP_RSQRT, d, a, n, VN_HERE)
+#define vn_reciprocal(c, d, a, n)    vn_vunary_(c, VN_VOP_RECIPROCAL, d, a, n, VN_HERE)
+#define vn_relu(c, d, a, n)          vn_vunary_(c, VN_VOP_RELU, d, a, n, VN_HERE)
+#define vn_neg(c, d, a, n)           vn_vunary_(c, VN_VOP_NEG, d, a, n, VN_HERE)
+#define vn_add(c, d, a, b, n)        vn_vbinary_(c, VN_VOP_ADD, d, a, b, n, VN_HERE)
+#define vn_sub(c, d, a, b, n)        vn_vbinary_(c, VN_VOP_SUB, d, a, b, n, VN_HERE)
+#define vn_mul(c, d, a, b, n)        vn_vbinary_(c, VN_VOP_MUL, d, a, b, n, VN_HERE)
+#define vn_div(c, d, a, b, n)        vn_vbinary_(c, VN_VOP_DIV, d, a, b, n, VN_HERE)
+#define vn_max(c, d, a, b, n)        vn_vbinary_(c, VN_VOP_MAX, d, a, b, n, VN_HERE)
+#define vn_min(c, d, a, b, n)        vn_vbinary_(c, VN_VOP_MIN, d, a, b, n, VN_HERE)
+#define vn_adds(c, d, a, s, n)       vn_vscalar_(c, VN_VOP_ADDS, d, a, s, n, VN_HERE)
+#define vn_muls(c, d, a, s, n)       vn_vscalar_(c, VN_VOP_MULS, d, a, s, n, VN_HERE)
+#define vn_maxs(c, d, a, s, n)       vn_vscalar_(c, VN_VOP_MAXS, d, a, s, n, VN_HERE)
+#define vn_mins(c, d, a, s, n)       vn_vscalar_(c, VN_VOP_MINS, d, a, s, n, VN_HERE)
 #define vn_leaky_relu(c, d, a, s, n) vn_vscalar_(c, VN_VOP_LEAKY_RELU, d, a, s, n, VN_HERE)
 
 /* Mask/repeat form (the ISA form). One repeat covers 256 bytes = 8 blocks of
@@ -332,7 +333,7 @@ typedef struct vn_unary_rep {
 typedef struct vn_binary_rep {
     uint16_t dst_blk, src0_blk, src1_blk, dst_rep, src0_rep, src1_rep;
 } vn_binary_rep;
-#define VN_UNARY_REP_CONTIGUOUS ((vn_unary_rep){1, 1, 8, 8})
+#define VN_UNARY_REP_CONTIGUOUS  ((vn_unary_rep){1, 1, 8, 8})
 #define VN_BINARY_REP_CONTIGUOUS ((vn_binary_rep){1, 1, 1, 8, 8, 8})
 
 #define vn_vunary_rep(core, op, dst, a, mask, repeat, p)                                           \
@@ -374,14 +375,16 @@ void vn_cast_(vn_core *core, vn_local dst, vn_local src, vn_round mode, int64_t 
  * n * element size must be a multiple of 256 bytes (the hardware rule). */
 typedef enum vn_cmp { VN_CMP_LT = 0, VN_CMP_GT, VN_CMP_GE, VN_CMP_LE, VN_CMP_EQ, VN_CMP_NE } vn_cmp;
 #define vn_compare(core, dst, a, b, cmp, n) vn_compare_(core, dst, a, b, cmp, n, VN_HERE)
-#define vn_compare_scalar(core, dst, a, s, cmp, n) vn_compare_scalar_(core, dst, a, s, cmp, n, VN_HERE)
+#define vn_compare_scalar(core, dst, a, s, cmp, n)                                                 \
+    vn_compare_scalar_(core, dst, a, s, cmp, n, VN_HERE)
 void vn_compare_(vn_core *core, vn_local dst, vn_local a, vn_local b, vn_cmp cmp, int64_t n,
                  vn_site site);
 void vn_compare_scalar_(vn_core *core, vn_local dst, vn_local a, double s, vn_cmp cmp, int64_t n,
                         vn_site site);
 /* dst[i] = bit i of mask ? a[i] : b[i]   (or : s for the scalar form). */
 #define vn_select(core, dst, mask, a, b, n) vn_select_(core, dst, mask, a, b, n, VN_HERE)
-#define vn_select_scalar(core, dst, mask, a, s, n) vn_select_scalar_(core, dst, mask, a, s, n, VN_HERE)
+#define vn_select_scalar(core, dst, mask, a, s, n)                                                 \
+    vn_select_scalar_(core, dst, mask, a, s, n, VN_HERE)
 void vn_select_(vn_core *core, vn_local dst, vn_local mask, vn_local a, vn_local b, int64_t n,
                 vn_site site);
 void vn_select_scalar_(vn_core *core, vn_local dst, vn_local mask, vn_local a, double s, int64_t n,
@@ -470,8 +473,8 @@ void vn_softmax_rows_(vn_core *core, vn_local dst, vn_local src, int64_t rows, i
  * row's exponentials so dst is written once. */
 #define vn_softmax_rows_gm(core, dst, dst_off, src, src_off, scratch, rows, n, row_pitch,          \
                            log_softmax)                                                            \
-    vn_softmax_rows_gm_(core, dst, dst_off, src, src_off, scratch, rows, n, row_pitch, log_softmax, \
-                        VN_HERE)
+    vn_softmax_rows_gm_(core, dst, dst_off, src, src_off, scratch, rows, n, row_pitch,             \
+                        log_softmax, VN_HERE)
 void vn_softmax_rows_gm_(vn_core *core, vn_gm dst, int64_t dst_off, vn_gm src, int64_t src_off,
                          vn_local scratch, int64_t rows, int64_t n, int64_t row_pitch,
                          bool log_softmax, vn_site site);
@@ -500,7 +503,8 @@ void vn_softmax_rows_gm_(vn_core *core, vn_gm dst, int64_t dst_off, vn_gm src, i
  * u8 B -> i8 by subtracting 128 (fixpipe's zero points undo the shifts).
  * Checked mode validates positions (A in L1/L0A, B in L1/L0B, C in L0C),
  * dtypes, 32-byte alignment, extents, global-memory bounds, and that mmad reads
- * only what loads wrote. cube_ops counts multiply-accumulates (m*n*k). */
+ * only what loads wrote. cube_ops counts multiply-accumulates (m*n*k), and
+ * cube_ops_bf16 / cube_ops_int8 the part of them on bf16 / int8 operands. */
 
 typedef struct vn_cube_shape {
     int32_t mr, nr, kp; /* micro-tile rows, columns, k packing (1, 2 or 4) */
@@ -529,13 +533,11 @@ static inline vn_mat vn_mat_make(vn_gm gm, int64_t off, int64_t rs, int64_t cs)
 /* Pack an m x k block of A (element (i, j) = src(i, j)) into dst (A1 or A2,
  * dtype F32, BF16 or U8; src F32 -> F32/BF16, BF16 -> BF16, U8/I8 -> U8). */
 #define vn_cube_load_a(core, dst, src, m, k) vn_cube_load_a_(core, dst, src, m, k, VN_HERE)
-void vn_cube_load_a_(vn_core *core, vn_local dst, vn_mat src, int64_t m, int64_t k,
-                     vn_site site);
+void vn_cube_load_a_(vn_core *core, vn_local dst, vn_mat src, int64_t m, int64_t k, vn_site site);
 /* Pack a k x n block of B into dst (B1 or B2, dtype F32, BF16 or I8; src F32
  * -> F32/BF16, BF16 -> BF16, I8/U8 -> I8). */
 #define vn_cube_load_b(core, dst, src, k, n) vn_cube_load_b_(core, dst, src, k, n, VN_HERE)
-void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t n,
-                     vn_site site);
+void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t n, vn_site site);
 /* Hint that the rows x cols block of src will be loaded soon (the next tile's
  * vn_cube_load_a / _b): its lines are requested while the current mmads run,
  * one per k step of the micro-kernel, the newest hint first, so the load
@@ -554,7 +556,8 @@ void vn_cube_load_b_packed_(vn_core *core, vn_local dst, vn_gm packed, int64_t K
                             int64_t k, int64_t n0, int64_t n, vn_site site);
 
 /* C (m x n, CO1) = (init ? 0 : C) + A (m x k) * B (k x n). m, n, k = 0: no-op. */
-#define vn_cube_mmad(core, c, a, b, m, n, k, init) vn_cube_mmad_(core, c, a, b, m, n, k, init, VN_HERE)
+#define vn_cube_mmad(core, c, a, b, m, n, k, init)                                                 \
+    vn_cube_mmad_(core, c, a, b, m, n, k, init, VN_HERE)
 void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m, int64_t n,
                    int64_t k, bool init, vn_site site);
 
@@ -569,9 +572,8 @@ void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m,
  * packed tensor, 32-byte aligned). */
 #define vn_cube_mmad_packed(core, c, a, packed, K, m, k0, k, n0, n, init)                          \
     vn_cube_mmad_packed_(core, c, a, packed, K, m, k0, k, n0, n, init, VN_HERE)
-void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, int64_t K,
-                          int64_t m, int64_t k0, int64_t k, int64_t n0, int64_t n, bool init,
-                          vn_site site);
+void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, int64_t K, int64_t m,
+                          int64_t k0, int64_t k, int64_t n0, int64_t n, bool init, vn_site site);
 
 /* vn_cube_mmad_packed with an f32 A read where it lies in global memory (rows
  * a.rs apart, a.cs == 1), not loaded into L0A: for an A whose rows are
@@ -632,21 +634,22 @@ typedef struct vn_fixpipe {
     float scale;            /* 0 means 1 */
     vn_gm col_scale;        /* f32 per column; data NULL: none */
     /* every dtype */
-    float alpha;            /* 0 means 1: use alpha_zero for a real 0 */
+    float alpha; /* 0 means 1: use alpha_zero for a real 0 */
     bool alpha_zero;
     float beta;
-    vn_mat c_in;            /* f32; used when beta != 0 */
+    vn_mat c_in; /* f32; used when beta != 0 */
     vn_bias_axis bias_axis;
-    vn_gm bias;             /* f32 */
-    vn_mat residual;        /* f32; gm.data NULL: none */
+    vn_gm bias;      /* f32 */
+    vn_mat residual; /* f32; gm.data NULL: none */
     vn_act act;
     float clip_min, clip_max;
-    float y_scale;          /* u8 / i8 output; 0 means 1 */
+    float y_scale; /* u8 / i8 output; 0 means 1 */
     int32_t y_zero;
 } vn_fixpipe;
 
 /* Write C (m x n from CO1 `src`) to `dst` through the epilogue `fp` (NULL: plain). */
-#define vn_cube_fixpipe(core, dst, src, m, n, fp) vn_cube_fixpipe_(core, dst, src, m, n, fp, VN_HERE)
+#define vn_cube_fixpipe(core, dst, src, m, n, fp)                                                  \
+    vn_cube_fixpipe_(core, dst, src, m, n, fp, VN_HERE)
 void vn_cube_fixpipe_(vn_core *core, vn_mat dst, vn_local src, int64_t m, int64_t n,
                       const vn_fixpipe *fp, vn_site site);
 
@@ -658,6 +661,8 @@ typedef struct vn_kernel_counters {
     int64_t bytes_out;       /* scratch -> global */
     int64_t vector_elem_ops; /* elements processed by vector instructions */
     int64_t cube_ops;        /* multiply-accumulates by cube instructions ([C]) */
+    int64_t cube_ops_bf16;   /* the part of cube_ops on bf16 operands */
+    int64_t cube_ops_int8;   /* the part on u8 x i8 operands (what the profiler's roof follows) */
     int64_t scratch_high_water[VN_ARENA_COUNT]; /* max bytes carved by one block */
     double wall_ms;
 } vn_kernel_counters;

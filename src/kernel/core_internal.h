@@ -83,6 +83,15 @@ struct vn_core {
     char message[768];
 };
 
+/* Count `macs` multiply-accumulates of the cube on operands of dtype `a`
+ * (f32, bf16, or u8 / i8: int8), for the profiler's per-precision roofs. */
+static inline void vn_core_count_macs(vn_core *core, vn_dtype a, int64_t macs)
+{
+    core->counters.cube_ops += macs;
+    if (a == VN_BF16) core->counters.cube_ops_bf16 += macs;
+    if (a == VN_U8 || a == VN_I8) core->counters.cube_ops_int8 += macs;
+}
+
 /* Record a failure for this block ("<call> at file:line: message") and leave
  * the kernel through the launcher. */
 #if defined(__GNUC__)

@@ -312,7 +312,7 @@ void vn_cube_mmad_(vn_core *core, vn_local c, vn_local a, vn_local b, int64_t m,
     if (m <= 0 || n <= 0) return;
     vn_cube_shape s = vn_cube_shape_of(a.dtype);
     mmad_tiles(c, a, b.data, s.nr * rup(k, s.kp), s.nr * s.kp, m, n, k, init);
-    core->counters.cube_ops += m * n * k;
+    vn_core_count_macs(core, a.dtype, m * n * k);
 }
 
 /* The packed B is read where it lies: panel q' = n0/NR + q starts at
@@ -336,7 +336,7 @@ void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, i
     int64_t kpK = rup(K, s.kp), es = (int64_t)vn_dtype_size(packed.dtype);
     const uint8_t *b = (const uint8_t *)packed.data + ((n0 / s.nr) * s.nr * kpK + k0 * s.nr) * es;
     mmad_tiles(c, a, b, s.nr * kpK, s.nr * s.kp, m, n, k, init);
-    core->counters.cube_ops += m * n * k;
+    vn_core_count_macs(core, a.dtype, m * n * k);
     core->counters.bytes_in += rup(k, s.kp) * ((n + s.nr - 1) / s.nr * s.nr) * es;
 }
 
@@ -368,7 +368,7 @@ void vn_cube_mmad_packed_direct_(vn_core *core, vn_local c, vn_mat a, vn_gm pack
     const float *b = (const float *)packed.data + (n0 / s.nr) * s.nr * kpK + k0 * s.nr;
     mmad_rows(c, (const float *)a.gm.data + a.off, VN_F32, a.rs, b, s.nr * kpK, s.nr * s.kp, m, n,
               k, init);
-    core->counters.cube_ops += m * n * k;
+    vn_core_count_macs(core, VN_F32, m * n * k);
     core->counters.bytes_in += (k * ((n + s.nr - 1) / s.nr * s.nr) + m * k) * 4;
 }
 
@@ -399,6 +399,6 @@ void vn_cube_mmad_gm_(vn_core *core, vn_local c, vn_local a, vn_mat b, int64_t m
     vn_xfer_sync(core); /* B is read in global memory: pending copy-outs land first */
     const float *bp = (const float *)b.gm.data + b.off;
     mmad_tiles(c, a, bp, s.nr, b.rs, m, n, k, init);
-    core->counters.cube_ops += m * n * k;
+    vn_core_count_macs(core, VN_F32, m * n * k);
     core->counters.bytes_in += k * n * 4;
 }

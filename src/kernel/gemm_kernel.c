@@ -219,7 +219,7 @@ static void gemv_tile(vn_core *core, const vn_gemm_kargs *g, int64_t block, vn_l
         rows(d->K, t.nl, a, b, p->b_rs, c);
     }
     vn_shadow_mark(core, c, t.nl * 4);
-    core->counters.cube_ops += d->K * t.nl;
+    vn_core_count_macs(core, VN_F32, d->K * t.nl);
     core->counters.bytes_in += d->K * t.nl * 4;
     vn_fixpipe fp = vn_gemm_fixpipe_base(p);
     batch_vectors(g, &t, &fp);

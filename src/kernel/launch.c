@@ -104,13 +104,7 @@ static void record_block(launch_ctx *lc, worker_record *r, int32_t block, vn_sta
 {
     r->last = *c; /* for block_stats: a copy is cheaper than asking whether anyone profiles */
     r->last_block = block;
-    r->totals.bytes_in += c->bytes_in;
-    r->totals.bytes_out += c->bytes_out;
-    r->totals.vector_elem_ops += c->vector_elem_ops;
-    r->totals.cube_ops += c->cube_ops;
-    for (int a = 0; a < VN_ARENA_COUNT; a++)
-        if (c->scratch_high_water[a] > r->totals.scratch_high_water[a])
-            r->totals.scratch_high_water[a] = c->scratch_high_water[a];
+    vn_kernel_counters_add(&r->totals, c);
     if (status == VN_OK || block >= r->fail_block) return;
     r->fail_block = block;
     r->status = status;
@@ -185,13 +179,7 @@ static vn_status finish(launch_ctx *lc, int32_t workers, double wall_ms,
     const worker_record *fail = NULL;
     for (int32_t w = 0; w < workers; w++) {
         const worker_record *r = &lc->records[w];
-        sum.bytes_in += r->totals.bytes_in;
-        sum.bytes_out += r->totals.bytes_out;
-        sum.vector_elem_ops += r->totals.vector_elem_ops;
-        sum.cube_ops += r->totals.cube_ops;
-        for (int a = 0; a < VN_ARENA_COUNT; a++)
-            if (r->totals.scratch_high_water[a] > sum.scratch_high_water[a])
-                sum.scratch_high_water[a] = r->totals.scratch_high_water[a];
+        vn_kernel_counters_add(&sum, &r->totals);
         if (r->status != VN_OK && (!fail || r->fail_block < fail->fail_block)) fail = r;
     }
     sum.wall_ms = wall_ms;
@@ -319,6 +307,8 @@ void vn_kernel_counters_add(vn_kernel_counters *sum, const vn_kernel_counters *c
     sum->bytes_out += c->bytes_out;
     sum->vector_elem_ops += c->vector_elem_ops;
     sum->cube_ops += c->cube_ops;
+    sum->cube_ops_bf16 += c->cube_ops_bf16;
+    sum->cube_ops_int8 += c->cube_ops_int8;
     sum->wall_ms += c->wall_ms;
     for (int a = 0; a < VN_ARENA_COUNT; a++)
         if (c->scratch_high_water[a] > sum->scratch_high_water[a])

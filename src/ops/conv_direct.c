@@ -286,7 +286,7 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     else
         d->t->direct_row(&a);
     if (ob + ncb == p->K1 && g->K % VN_C0) clear_tail(p, a.y + (ncb - 1) * plane, a.OW);
-    core->counters.cube_ops += a.OW * ncb * VN_C0 * (g->C / g->G) * taps;
+    vn_core_count_macs(core, d->bf16 ? VN_BF16 : VN_F32, a.OW * ncb * VN_C0 * (g->C / g->G) * taps);
 }
 
 /* Rows [oh0, oh1) of channel block c1 of image n: one tile, so the tile
@@ -317,7 +317,7 @@ static void dw_tile(vn_core *core, const direct_args *d, int64_t t)
         d->t->dw_row(&a);
         if (c1 == p->C1 - 1 && g->C % VN_C0) clear_tail(p, a.y, g->OW);
     }
-    core->counters.cube_ops += (oh1 - band * d->rows) * g->OW * VN_C0 * taps;
+    vn_core_count_macs(core, VN_F32, (oh1 - band * d->rows) * g->OW * VN_C0 * taps);
 }
 
 static void conv_kernel(vn_core *core, const void *args)

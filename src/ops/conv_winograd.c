@@ -119,7 +119,7 @@ static void gemm_kernel(vn_core *core, const void *args)
         } else {
             w->ct->direct_row(&a);
         }
-        core->counters.cube_ops += cols * ncb * VN_C0 * cin;
+        vn_core_count_macs(core, p->bf16 ? VN_BF16 : VN_F32, cols * ncb * VN_C0 * cin);
         core->counters.bytes_in +=
             ncb * VN_C0 * p->C1 * VN_C0 * (p->bf16 ? 2 : (int64_t)sizeof(float)); /* weights */
     }

@@ -52,6 +52,9 @@ struct vn_profiler {
     const vn_model *model;
     vn_device *device;
     double peak_gflops, peak_gbs;
+    /* compute roofs of nodes whose cube work is mostly bf16 / int8 (index
+     * vn_prof_precision; 0: unknown, the f32 roof holds) */
+    double peak_low[3];
     vn_profile_node *nodes;
     int32_t num_nodes;
     vn_prof_slice *slices;
@@ -85,6 +88,19 @@ struct vn_profiler {
 vn_prof_slice *vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t pid, int32_t tid, int64_t t0,
                                  int64_t t1);
 int32_t vn_prof_tid(void);
+/* What most of a node's cube work ran on: its compute roof follows it. */
+typedef enum vn_prof_precision {
+    VN_PREC_F32 = 0,
+    VN_PREC_BF16 = 1,
+    VN_PREC_INT8 = 2
+} vn_prof_precision;
+vn_prof_precision vn_prof_node_precision(const vn_profile_node *n);
+const char *vn_prof_precision_name(vn_prof_precision p);
+/* The compute roof of node n, GFLOP/s (GOP/s for int8). */
+double vn_prof_node_roof(const vn_profiler *p, const vn_profile_node *n);
+/* The roof of low precision q (bf16, int8) when some node with FLOPs is
+ * held to it, else 0 (the writers show only the roofs in use). */
+double vn_prof_used_roof(const vn_profiler *p, vn_prof_precision q);
 /* Per-call ms, FLOPs, bytes and the bound of node i. */
 vn_bound vn_prof_node_bound(const vn_profiler *p, const vn_profile_node *n, double *frac);
 /* Drains the device's block records: those of node `node` (>= 0) inside

@@ -160,8 +160,36 @@ void vn_profiler_peaks(const vn_profiler *p, double *gflops, double *gbs)
     *gbs = p ? p->peak_gbs : 0;
 }
 
+vn_prof_precision vn_prof_node_precision(const vn_profile_node *n)
+{
+    const vn_kernel_counters *c = &n->counters;
+    if (2 * c->cube_ops_int8 > c->cube_ops) return VN_PREC_INT8;
+    if (2 * c->cube_ops_bf16 > c->cube_ops) return VN_PREC_BF16;
+    return VN_PREC_F32;
+}
+
+const char *vn_prof_precision_name(vn_prof_precision p)
+{
+    return p == VN_PREC_INT8 ? "int8" : p == VN_PREC_BF16 ? "bf16" : "f32";
+}
+
+double vn_prof_node_roof(const vn_profiler *p, const vn_profile_node *n)
+{
+    double low = p->peak_low[vn_prof_node_precision(n)];
+    return low > 0 ? low : p->peak_gflops;
+}
+
+double vn_prof_used_roof(const vn_profiler *p, vn_prof_precision q)
+{
+    if (!(p->peak_low[q] > 0 && p->peak_gbs > 0)) return 0;
+    for (int32_t i = 0; i < p->num_nodes; i++)
+        if (p->nodes[i].flops > 0 && vn_prof_node_precision(&p->nodes[i]) == q)
+            return p->peak_low[q];
+    return 0;
+}
+
 vn_bound vn_prof_node_bound(const vn_profiler *p, const vn_profile_node *n, double *frac)
 {
     double ms = n->calls ? n->total_ms / (double)n->calls : 0;
-    return vn_profile_classify(ms, n->flops, n->bytes, p->peak_gflops, p->peak_gbs, frac);
+    return vn_profile_classify(ms, n->flops, n->bytes, vn_prof_node_roof(p, n), p->peak_gbs, frac);
 }

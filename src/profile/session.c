@@ -62,18 +62,6 @@ static int64_t hook_begin(vn_prof_hook *h, const vn_model *m, int32_t node)
     return t0;
 }
 
-static void add_counters(vn_kernel_counters *s, const vn_kernel_counters *c)
-{
-    s->bytes_in += c->bytes_in;
-    s->bytes_out += c->bytes_out;
-    s->vector_elem_ops += c->vector_elem_ops;
-    s->cube_ops += c->cube_ops;
-    for (int32_t a = 0; a < VN_ARENA_COUNT; a++)
-        if (c->scratch_high_water[a] > s->scratch_high_water[a])
-            s->scratch_high_water[a] = c->scratch_high_water[a];
-    s->wall_ms += c->wall_ms;
-}
-
 /* The slice of the node on track `tid` (between snapshots a and b) and its
  * counters, added into sum unless sum is NULL (the running thread's own
  * blocks: already in its counts). */
@@ -116,7 +104,7 @@ static void hook_end(vn_prof_hook *h, const vn_model *m, int32_t node, int64_t t
     n->max_ms = ms > n->max_ms ? ms : n->max_ms;
     n->total_ms += ms;
     n->calls++;
-    add_counters(&n->counters, c);
+    vn_kernel_counters_add(&n->counters, c);
     node_work(n);
     vn_prof_slice *s = vn_prof_add_slice(p, node, p->pid, p->tid, t0, t1);
     if (s) memcpy(s->ctr, sum.value, sizeof s->ctr);
@@ -184,6 +172,9 @@ static void default_peaks(vn_profiler *p)
     int32_t w = vn_device_num_workers(p->device);
     p->peak_gflops = roof_for(k.has_avx512 ? k.fp32_gflops : k.fp32_avx2_gflops, w);
     p->peak_gbs = roof_for(k.dram_triad_gbs, w);
+    /* the cube's bf16 / int8 run on AMX tiles where there are any (vinci/machine.h) */
+    p->peak_low[VN_PREC_BF16] = roof_for(k.has_amx ? k.amx_bf16_gflops : k.bf16_gflops, w);
+    p->peak_low[VN_PREC_INT8] = roof_for(k.has_amx ? k.amx_int8_gops : k.int8_gops, w);
 }
 
 vn_status vn_profiler_create(const vn_model *model, double peak_gflops, double peak_gbs,

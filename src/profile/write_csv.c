@@ -1,6 +1,7 @@
 /*
  * write_csv.c — op_summary.csv: one row per node, msprof's op summary for
- * vinci (times in ms, per-call FLOPs and bytes, roofline bound, blocks per
+ * vinci (times in ms, per-call FLOPs and bytes, the precision most of the
+ * node's cube work ran in and that precision's compute roof, roofline bound, blocks per
  * call and their load imbalance — the longest block over the median, msprof's
  * parallelism — and the perf counters summed over calls, "unsupported" where
  * the kernel has none).
@@ -22,7 +23,7 @@ static void put_header(FILE *f)
 {
     fputs("name,op_type,fused_from,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,"
           "bytes,"
-          "gflops,gbs,intensity,bound,roof_fraction,blocks,block_imbalance",
+          "gflops,gbs,intensity,precision,roof_gflops,bound,roof_fraction,blocks,block_imbalance",
           f);
     for (int32_t k = 0; k < VN_CTR_COUNT; k++) fprintf(f, ",%s", vn_counter_name(k));
     fputc('\n', f);
@@ -38,11 +39,13 @@ static void put_row(FILE *f, const vn_profiler *p, const vn_profile_node *n)
     put_str(f, n->fused_from);
     put_str(f, n->inputs);
     put_str(f, n->outputs);
-    fprintf(f, "%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.0f,%.0f,%.4f,%.4f,%.4f,%s,%.4f",
+    fprintf(f, "%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.0f,%.0f,%.4f,%.4f,%.4f,%s,%.1f,%s,%.4f",
             (long long)n->calls, n->total_ms, avg, n->min_ms, n->max_ms,
             p->run_ms > 0 ? n->total_ms / p->run_ms : 0, n->flops, n->bytes,
             s > 0 ? n->flops / s / 1e9 : 0, s > 0 ? n->bytes / s / 1e9 : 0,
-            n->bytes > 0 ? n->flops / n->bytes : 0, vn_bound_name(b), frac);
+            n->bytes > 0 ? n->flops / n->bytes : 0,
+            vn_prof_precision_name(vn_prof_node_precision(n)), vn_prof_node_roof(p, n),
+            vn_bound_name(b), frac);
     fprintf(f, ",%.2f,%.3f", n->calls ? (double)n->blocks / (double)n->calls : 0,
             n->block_imbalance);
     for (int32_t k = 0; k < VN_CTR_COUNT; k++) {

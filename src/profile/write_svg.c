@@ -2,7 +2,8 @@
  * write_svg.c — roofline.svg: log-log axes of arithmetic intensity (FLOP/byte)
  * against achieved GFLOP/s with decade grid lines and tick labels, the
  * bandwidth roof (slope peak_gbs) meeting the compute roof (peak_gflops) at
- * the ridge, both labelled with their figures, one circle per op (with FLOPs
+ * the ridge, both labelled with their figures (and, dashed, the bf16 / int8
+ * roofs when ops ran in those precisions), one circle per op (with FLOPs
  * and bytes counted) coloured by its bound and sized by its share of run
  * time, its figures as a tooltip. The ops that take most time carry a number
  * that the key on the right resolves (name, share, bound, fraction of roof);
@@ -56,11 +57,15 @@ static int clamp_decade(double v)
     return v < MIN_DECADE ? MIN_DECADE : v > MAX_DECADE ? MAX_DECADE : (int)v;
 }
 
-/* Decades that hold every placed op, the ridge and both roofs. */
+/* Decades that hold every placed op, the ridges and the roofs. */
 static axes axes_for(const vn_profiler *p)
 {
     double ridge = p->peak_gbs > 0 ? p->peak_gflops / p->peak_gbs : 1;
     double xl = ridge, xh = ridge, yl = p->peak_gflops > 0 ? p->peak_gflops : 1, yh = yl;
+    for (int q = VN_PREC_BF16; q <= VN_PREC_INT8; q++) {
+        double r = vn_prof_used_roof(p, (vn_prof_precision)q);
+        if (r > 0) xh = r / p->peak_gbs > xh ? r / p->peak_gbs : xh, yh = r > yh ? r : yh;
+    }
     for (int32_t i = 0; i < p->num_nodes; i++) {
         const vn_profile_node *n = &p->nodes[i];
         if (!placed(n)) continue;
@@ -171,6 +176,25 @@ static void put_roofs(FILE *f, const vn_profiler *p, const axes *a)
             "<text transform=\"translate(%.1f,%.1f) rotate(%.1f)\" font-size=\"12\">memory roof "
             "%.1f GB/s</text>\n",
             px(a, lx), py(a, lx * p->peak_gbs) - 8, angle, p->peak_gbs);
+}
+
+/* The bf16 / int8 roofs ops of those precisions are held to: dashed, from
+ * the memory roof (extended to their ridge) to the right edge. */
+static void put_low_roofs(FILE *f, const vn_profiler *p, const axes *a)
+{
+    for (int q = VN_PREC_BF16; q <= VN_PREC_INT8; q++) {
+        double r = vn_prof_used_roof(p, (vn_prof_precision)q);
+        if (!(r > 0 && p->peak_gflops > 0)) continue;
+        double x0 = p->peak_gflops / p->peak_gbs, x1 = r / p->peak_gbs;
+        fprintf(f,
+                "<polyline fill=\"none\" stroke=\"#444\" stroke-width=\"1.5\" "
+                "stroke-dasharray=\"6,4\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+                px(a, x0), py(a, p->peak_gflops), px(a, x1), py(a, r), px(a, pow(10, a->x_hi)),
+                py(a, r));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s roof %.1f G%s/s</text>\n",
+                px(a, x1) + 6, py(a, r) - 6, vn_prof_precision_name((vn_prof_precision)q), r,
+                q == VN_PREC_INT8 ? "OP" : "FLOP");
+    }
 }
 
 static const char *color_of(vn_bound b)
@@ -340,6 +364,7 @@ vn_status vn_profiler_write_svg(const vn_profiler *p, const char *path)
     put_title(f, p);
     put_axes(f, &a);
     put_roofs(f, p, &a);
+    put_low_roofs(f, p, &a);
     /* Largest first, so small circles stay visible on top of large ones. */
     int32_t keyed = 0;
     labels l = {.n = 0};

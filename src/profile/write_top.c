@@ -47,6 +47,11 @@ void vn_profiler_print_top(const vn_profiler *p, int32_t top, FILE *f)
             "%.1f%%; executor between nodes %.1f%%); roofs %.1f GFLOP/s, %.1f GB/s\n",
             p->run_ms / runs, (long long)p->runs, nodes_ms / runs, 100.0 * nodes_ms / run,
             100.0 * own / run, 100.0 * (rest > 0 ? rest : 0) / run, p->peak_gflops, p->peak_gbs);
+    for (int q = VN_PREC_BF16; q <= VN_PREC_INT8; q++) /* the roofs of low-precision nodes */
+        if (vn_prof_used_roof(p, (vn_prof_precision)q) > 0)
+            fprintf(f, "  (%s nodes: roof %.1f G%s/s)\n",
+                    vn_prof_precision_name((vn_prof_precision)q),
+                    vn_prof_used_roof(p, (vn_prof_precision)q), q == VN_PREC_INT8 ? "OP" : "FLOP");
     vn_counter_values c = vn_profiler_counters(p);
     fputs("counters (all runs):", f);
     for (int32_t k = 0; k < VN_CTR_COUNT; k++) {

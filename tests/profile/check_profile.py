@@ -16,8 +16,9 @@ import xml.etree.ElementTree as ET
 COUNTERS = ["cycles", "instructions", "cache_refs", "cache_misses", "l1d_read_misses",
             "llc_read_misses", "branch_misses", "task_clock_ns", "page_faults", "ctx_switches"]
 COLUMNS = ["name", "op_type", "fused_from", "inputs", "outputs", "calls", "total_ms", "avg_ms",
-           "min_ms", "max_ms", "share", "flops", "bytes", "gflops", "gbs", "intensity", "bound",
-           "roof_fraction", "blocks", "block_imbalance"] + COUNTERS
+           "min_ms", "max_ms", "share", "flops", "bytes", "gflops", "gbs", "intensity",
+           "precision", "roof_gflops", "bound", "roof_fraction", "blocks",
+           "block_imbalance"] + COUNTERS
 ARENAS = ["UB", "L1", "L0A", "L0B", "L0C"]
 BLOCK_ARGS = ["run", "node", "block", "worker", "bytes_in", "bytes_out", "vector_elem_ops",
               "cube_ops"] + ["scratch_" + a for a in ARENAS]
@@ -57,6 +58,8 @@ def check_csv(path, a):
             check(float(r["total_ms"]) == 0 and float(r["flops"]) == 0 and
                   float(r["bytes"]) == 0, f"{r['name']}: no time but work counted")
         check(r["bound"] in ("compute", "memory", "latency"), f"{r['name']}: bound {r['bound']}")
+        check(r["precision"] in ("f32", "bf16", "int8") and float(r["roof_gflops"]) >= 0,
+              f"{r['name']}: precision {r['precision']}, roof {r['roof_gflops']}")
         check(float(r["min_ms"]) <= float(r["avg_ms"]) <= float(r["max_ms"]) + 1e-9,
               f"{r['name']}: min/avg/max")
         for k in COUNTERS:

@@ -161,7 +161,8 @@ static vn_profiler *profile_runs(vn_model *m, int32_t runs, vn_stream *stream)
 
 static const char *const columns =
     "name,op_type,fused_from,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,bytes,"
-    "gflops,gbs,intensity,bound,roof_fraction,blocks,block_imbalance,cycles,instructions,cache_"
+    "gflops,gbs,intensity,precision,roof_gflops,bound,roof_fraction,blocks,block_imbalance,cycles,"
+    "instructions,cache_"
     "refs,cache_misses,"
     "l1d_read_misses,llc_read_misses,branch_misses,task_clock_ns,page_faults,ctx_switches\n";
 

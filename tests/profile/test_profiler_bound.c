@@ -12,11 +12,13 @@
  * the rule itself on synthetic figures; this checks that real kernels feed it the right ones.
  * A verdict gets three tries (profile_for): a parallel test can slow one down.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "csv_field.h"
 #include "graph/onnx_build.h"
+#include "vinci/machine.h"
 #include "vinci/profile.h"
 #include "vt.h"
 
@@ -25,24 +27,31 @@
 #define RUNS   3
 #define MAX_IN 2
 
-/* A one-node model `op(a, b) -> y`, a and b inputs of the given shape. */
-static vn_model *one_node(vn_graph **g, const char *op, int rank, const int64_t *ad,
-                          const int64_t *bd)
+/* A one-node model `op(a, b) -> y`, a and b inputs of the given shape and
+ * ONNX element types, compiled in `precision` (vn_precision). */
+static vn_model *typed_node(vn_graph **g, const char *op, int rank, const int64_t *ad,
+                            const int64_t *bd, int at, int bt, int yt, int32_t precision)
 {
     ob gr = {0};
     const char *in[] = {"a", "b", NULL}, *out[] = {"y", NULL};
     ob_node(&gr, op, "the_op", in, out, NULL);
     ob_str(&gr, 2, "bound");
-    ob_value_info(&gr, 11, "a", OB_FLOAT, rank, ad, NULL);
-    ob_value_info(&gr, 11, "b", OB_FLOAT, rank, bd, NULL);
-    ob_value_info(&gr, 12, "y", OB_FLOAT, -1, NULL, NULL);
+    ob_value_info(&gr, 11, "a", at, rank, ad, NULL);
+    ob_value_info(&gr, 11, "b", bt, rank, bd, NULL);
+    ob_value_info(&gr, 12, "y", yt, -1, NULL, NULL);
     ob m = ob_model(&gr, 17);
     vn_model *model = NULL;
     VT_OK(vn_graph_load_onnx_bytes(m.p, m.n, "bound.onnx", NULL, g));
     ob_free(&m);
-    vn_compile_options o = {.opt_level = 1};
+    vn_compile_options o = {.opt_level = 1, .precision = precision};
     if (*g) VT_OK(vn_model_compile(*g, &o, &model));
     return model;
+}
+
+static vn_model *one_node(vn_graph **g, const char *op, int rank, const int64_t *ad,
+                          const int64_t *bd)
+{
+    return typed_node(g, op, rank, ad, bd, OB_FLOAT, OB_FLOAT, OB_FLOAT, VN_PRECISION_F32);
 }
 
 /* RUNS profiled runs on inputs of small random values (after one warm-up). */
@@ -68,8 +77,8 @@ static vn_profiler *profile(vn_model *m)
     return p;
 }
 
-/* The bound column of the_op's row (the only one) in op_summary.csv. */
-static void csv_bound(const vn_profiler *p, char *out, size_t size)
+/* Column `col` of the_op's row (the only one) in op_summary.csv. */
+static void csv_column(const vn_profiler *p, const char *col, char *out, size_t size)
 {
     char dir[] = "/tmp/vinci_bound_XXXXXX", path[64], header[4096], row[4096];
     out[0] = 0;
@@ -81,7 +90,7 @@ static void csv_bound(const vn_profiler *p, char *out, size_t size)
         for (int k = 0; k < 64; k++) {
             char name[64];
             csv_field(header, k, name, sizeof name);
-            if (!strcmp(name, "bound")) csv_field(row, k, out, size);
+            if (!strcmp(name, col)) csv_field(row, k, out, size);
         }
     if (f) fclose(f);
     remove(path);
@@ -108,7 +117,7 @@ static void check_bound(const char *what, vn_profiler *p, vn_bound want)
     VT_CHECK(got == want, "%s is %s bound (%.1f %% of its roof), not %s", what, vn_bound_name(got),
              100 * frac, vn_bound_name(want));
     char csv[32];
-    csv_bound(p, csv, sizeof csv);
+    csv_column(p, "bound", csv, sizeof csv);
     VT_CHECK(!strcmp(csv, vn_bound_name(want)), "%s: op_summary.csv says '%s'", what, csv);
 }
 
@@ -190,9 +199,54 @@ static void test_matmul_2048_is_compute_bound(void)
     vn_graph_destroy(g);
 }
 
+/* A node's compute roof follows the precision its cube work ran in: a bf16
+ * MatMul is held to the bf16 roof (AMX tiles where the CPU has them, else
+ * vdpbf16ps; the f32 roof where neither was measured), a MatMulInteger to
+ * the int8 one; op_summary.csv names the precision and the roof. */
+static void check_precision(const char *what, vn_model *m, const char *want, double low_peak)
+{
+    vn_profiler *p = m ? profile(m) : NULL;
+    char prec[32] = "", roof[32] = "";
+    double gflops = 0, gbs = 0;
+    if (p) {
+        csv_column(p, "precision", prec, sizeof prec);
+        csv_column(p, "roof_gflops", roof, sizeof roof);
+        vn_profiler_peaks(p, &gflops, &gbs);
+    }
+    printf("  %s: precision %s, roof %s GFLOP/s (f32 roof %.1f)\n", what, prec, roof, gflops);
+    VT_CHECK(!strcmp(prec, want), "%s: precision '%s', want %s", what, prec, want);
+    double r = atof(roof);
+    VT_CHECK(low_peak > 0 ? r > 0 && r != gflops : r == 0 || fabs(r - gflops) < 0.1,
+             "%s: roof %.1f with f32 roof %.1f (the machine's %s figure %.1f)", what, r, gflops,
+             want, low_peak);
+    vn_profiler_destroy(p);
+}
+
+static void test_precision_roofs(void)
+{
+    vn_machine_peaks k;
+    if (vn_machine_peaks_get(&k) != VN_OK) {
+        VT_CHECK(0, "no machine peaks");
+        return;
+    }
+    int64_t d[2] = {256, 256};
+    vn_graph *g = NULL;
+    vn_model *m =
+        typed_node(&g, "MatMul", 2, d, d, OB_FLOAT, OB_FLOAT, OB_FLOAT, VN_PRECISION_BF16);
+    check_precision("MatMul bf16", m, "bf16", k.has_amx ? k.amx_bf16_gflops[0] : k.bf16_gflops[0]);
+    vn_model_destroy(m);
+    vn_graph_destroy(g);
+    m = typed_node(&g, "MatMulInteger", 2, d, d, OB_UINT8, OB_INT8, 6 /* INT32 */,
+                   VN_PRECISION_F32);
+    check_precision("MatMulInteger", m, "int8", k.has_amx ? k.amx_int8_gops[0] : k.int8_gops[0]);
+    vn_model_destroy(m);
+    vn_graph_destroy(g);
+}
+
 int main(void)
 {
     VT_RUN(test_large_add_is_memory_bound);
     VT_RUN(test_matmul_2048_is_compute_bound);
+    VT_RUN(test_precision_roofs);
     return vt_summary();
 }
