@@ -63,6 +63,11 @@ static const cc cases[] = {
     C2(1, 7, 7, 7, 9, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),    /* 1x1 stride 2, 7 channels */
     /* padded input too large for one UB copy of the whole map: per-tile row copies */
     C2(1, 16, 64, 60, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+    /* narrow rows (ResNet's 7x7 stage) with several output-block pairs and a
+     * half pair, K % 16 != 0, stride 2, a strided 1x1 */
+    C2(1, 40, 7, 7, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+    C2(1, 64, 14, 13, 110, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
+    C2(1, 48, 7, 8, 64, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),
 };
 
 static const cc auto_cases[] = {
@@ -103,6 +108,7 @@ static void test_fused_epilogues(void)
         C2(1, 24, 6, 7, 24, 3, 3, 2, 1, 1, 1, 1, 1, 0, 1, 24),
         C2(2, 9, 4, 5, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
         C2(1, 32, 5, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
+        C2(1, 40, 7, 7, 72, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), /* narrow rows, 5 output blocks */
     };
     for (size_t e = 0; e < sizeof conv_epi_cases / sizeof conv_epi_cases[0]; e++)
         for (size_t i = 0; i < sizeof ec / sizeof ec[0]; i++)
