@@ -184,39 +184,6 @@ ci_channel vn_ci_channel_of(const ci_plan *p, const vn_tensor *in, int64_t k)
     return c;
 }
 
-/* rint (half to even) without the libm call, so the epilogue loop
- * vectorises: adding and subtracting 1.5 * 2^52 rounds a double of
- * magnitude < 2^51 to the nearest even integer under the default rounding
- * mode; larger values (and infinities, NaN) saturate the same either way. */
-static inline double ci_rint(double v)
-{
-    const double magic = 6755399441055744.0;
-    return (v + magic) - magic;
-}
-
-/* The sums are i32, wrapped as the spec's accumulator: + bias in i32
- * arithmetic; saturated like vn_quant_saturate (NaN to the low end). */
-void vn_ci_finish(const ci_plan *p, const ci_channel *c, void *y, int64_t e, const int32_t *acc,
-                      int64_t n)
-{
-    if (!c->q) {
-        for (int64_t i = 0; i < n; i++)
-            ((int32_t *)y)[e + i] = (int32_t)((uint32_t)acc[i] + (uint32_t)c->b);
-        return;
-    }
-    bool u8 = p->ydt == VN_U8;
-    double lo = u8 ? 0.0 : -128.0, hi = u8 ? 255.0 : 127.0;
-    for (int64_t i = 0; i < n; i++) {
-        int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)c->b);
-        double v = ci_rint((double)a * c->m) + c->yzp;
-        v = !(v >= lo) ? lo : v > hi ? hi : v;
-        if (u8)
-            ((uint8_t *)y)[e + i] = (uint8_t)v;
-        else
-            ((int8_t *)y)[e + i] = (int8_t)v;
-    }
-}
-
 static vn_status ci_run_scalar(const vn_op_run_ctx *ctx, int64_t xzp)
 {
     const ci_plan *p = ctx->plan;
