@@ -226,7 +226,7 @@ static vn_status ci_run(const vn_op_run_ctx *ctx)
 
 #define CI_DTYPES (VN_DTYPE_BIT(VN_U8) | VN_DTYPE_BIT(VN_I8))
 
-const vn_op_def vn_conv_integer_def = {"ConvInteger", "",       2,           4,    1,
-                                       CI_DTYPES,     ci_infer, ci_plan_new, vn_ci_plan_free, ci_run};
-const vn_op_def vn_qlinear_conv_def = {"QLinearConv", "",       8,           9,    1,
-                                       CI_DTYPES,     ci_infer, ci_plan_new, vn_ci_plan_free, ci_run};
+const vn_op_def vn_conv_integer_def = {
+    "ConvInteger", "", 2, 4, 1, CI_DTYPES, ci_infer, ci_plan_new, vn_ci_plan_free, ci_run};
+const vn_op_def vn_qlinear_conv_def = {
+    "QLinearConv", "", 8, 9, 1, CI_DTYPES, ci_infer, ci_plan_new, vn_ci_plan_free, ci_run};

@@ -22,10 +22,10 @@ typedef struct ci_plan {
     bool has_xzp, has_wzp, has_b;
     /* The GEMM path (conv_integer_gemm.c); gemm NULL: the scalar loops. */
     vn_gemm_plan *gemm;
-    int32_t gemm_xzp, gemm_wzp; /* the zero points gemm was made with */
-    void *packed;               /* W as the GEMM's packed B (every group), or NULL */
-    bool packed_borrowed;       /* packed is a .vnm blob the plan does not own */
-    bool in_place;              /* 1x1, stride 1, unpadded: x is A as it lies */
+    int32_t gemm_xzp, gemm_wzp;       /* the zero points gemm was made with */
+    void *packed;                     /* W as the GEMM's packed B (every group), or NULL */
+    bool packed_borrowed;             /* packed is a .vnm blob the plan does not own */
+    bool in_place;                    /* 1x1, stride 1, unpadded: x is A as it lies */
     size_t ws_sums, ws_chan, ws_pack; /* workspace offsets (columns at 0) */
     size_t ws_total;
 } ci_plan;

@@ -137,7 +137,8 @@ static void ci_col_kernel(vn_core *core, const void *args)
     const vn_conv_geom *g = a->g;
     int64_t rows = g->C * g->KH * g->KW, P = g->OH * g->OW, begin, end;
     vn_ops_split(rows, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t r = begin; r < end; r++) vn_conv_im2col_row(g, a->x, 1, a->pad, r, a->cols + r * P);
+    for (int64_t r = begin; r < end; r++)
+        vn_conv_im2col_row(g, a->x, 1, a->pad, r, a->cols + r * P);
     core->counters.bytes_out += (end - begin) * P;
 }
 
@@ -213,10 +214,9 @@ static vn_status ci_image(const vn_op_run_ctx *ctx, const vn_gemm_plan *gp, cons
     vn_gemm_args ga = {.a = a, .b = packed, .b_packed = true, .c = sums, .counters = &c[1]};
     if (st == VN_OK) st = vn_gemm_run(gp, &ga);
     ci_fin_args fa = {p, sums, chan, ctx->outputs[0].data, n};
-    vn_launch_desc lf = {ci_fin_kernel, "vn_conv_integer_finish",
-                         vn_ops_block_dim(ctx->device, g->G * vn_ops_div_up(P, FIN_PIX),
-                                          FIN_PIX * kg),
-                         &fa, -1};
+    vn_launch_desc lf = {
+        ci_fin_kernel, "vn_conv_integer_finish",
+        vn_ops_block_dim(ctx->device, g->G * vn_ops_div_up(P, FIN_PIX), FIN_PIX * kg), &fa, -1};
     if (st == VN_OK) st = vn_launch(ctx->device, &lf, &c[2]);
     for (int i = 0; i < 3 && st == VN_OK && ctx->counters; i++)
         vn_kernel_counters_add(ctx->counters, &c[i]);
@@ -244,7 +244,8 @@ vn_status vn_ci_gemm_run(const vn_op_run_ctx *ctx, int64_t xzp, int64_t wzp)
     }
     ci_channel *chan = (ci_channel *)(ws + p->ws_chan);
     for (int64_t k = 0; k < p->g.K; k++) chan[k] = vn_ci_channel_of(p, in, k);
-    for (int64_t n = 0; n < p->g.N && st == VN_OK; n++) st = ci_image(ctx, gp, packed, chan, xzp, n);
+    for (int64_t n = 0; n < p->g.N && st == VN_OK; n++)
+        st = ci_image(ctx, gp, packed, chan, xzp, n);
     vn_gemm_plan_destroy(tmp);
     return st;
 }
