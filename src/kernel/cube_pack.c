@@ -224,8 +224,8 @@ static void transpose_16x16(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds
 }
 #endif
 
-static void pack_a_bytes_t(uint8_t *dst, int64_t kp, const uint8_t *src, int64_t cs, int64_t m,
-                           int64_t k, uint8_t flip)
+void vn_bytes_transpose(uint8_t *dst, int64_t kp, const uint8_t *src, int64_t cs, int64_t m,
+                        int64_t k, uint8_t flip)
 {
     int64_t r0 = 0, c0 = 0;
 #ifdef __SSE2__
@@ -254,7 +254,8 @@ void vn_cube_pack_a(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src
         transpose_units((uint32_t *)d, (int)kp, src, cs, (int)k, m);
     } else if (rs == 1 && des == 1) { /* a transposed int8 A: 16 x 16 transposes */
         for (int64_t r = 0; r < m; r++) memset(d + r * kp + k, 0, (size_t)(kp - k));
-        pack_a_bytes_t(d, kp, (const uint8_t *)src, cs, m, k, src_dtype == dst_dtype ? 0 : 0x80);
+        vn_bytes_transpose(d, kp, (const uint8_t *)src, cs, m, k,
+                           src_dtype == dst_dtype ? 0 : 0x80);
     } else {
         memset(d, 0, (size_t)(m * kp) * des);
         pack_a_any(dst_dtype, d, kp, src_dtype, src, rs, cs, m, k);

@@ -46,6 +46,10 @@ ci_channel vn_ci_channel_of(const ci_plan *p, const vn_tensor *in, int64_t k);
  * or requantised), with the reference's rounding. */
 void vn_ci_finish(const ci_plan *p, const ci_channel *c, void *y, int64_t e, const int32_t *acc,
                   int64_t n);
+/* n requantised outputs (conv_integer_finish.inc) of sums acc with bias b
+ * and multiplier m: one channel's (b[0], m[0]), or per element (per_elem). */
+void vn_ci_requant(const int32_t *acc, const int32_t *b, const double *m, bool per_elem, double zp,
+                   bool u8, void *y, int64_t n);
 /* w's zero point as one value (every channel the same), or false. */
 bool vn_ci_one_wzp(const ci_plan *p, const vn_tensor *in, int64_t *wzp);
 

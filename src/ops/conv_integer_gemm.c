@@ -19,13 +19,17 @@
  * load transposes 16 x 16 byte blocks.
  *
  * The exact i32 sums [G][P][Kg] go to the workspace; the finish kernel
- * transposes them in tiles and runs vn_ci_finish (bias, the reference's
- * requantisation) into y's NCHW planes: the same bits as the scalar loops.
+ * takes tiles of 64 pixels: QLinearConv requantises each pixel's run of
+ * channels (per-channel bias and multiplier as vectors) into a byte tile
+ * and transposes it into y's NCHW planes 16 x 16 at a time; ConvInteger's
+ * i32 transposes the sums and adds the bias per channel. Both through
+ * vn_ci_finish's arithmetic: the same bits as the scalar loops.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel/core_internal.h"
+#include "kernel/cube_internal.h"
 #include "ops/cast.h"
 #include "ops/conv_integer.h"
 
@@ -86,7 +90,8 @@ static void ci_workspace(ci_plan *p, bool pack_per_run)
     size_t cols = p->in_place ? 0 : (size_t)rup64(g->G * ci_q(g) * P);
     p->ws_sums = cols;
     p->ws_chan = p->ws_sums + (size_t)rup64(g->K * P * 4);
-    p->ws_pack = p->ws_chan + (size_t)rup64(g->K * (int64_t)sizeof(ci_channel));
+    /* per channel: ci_channel, then the bias (i32) and multiplier (f64) as arrays */
+    p->ws_pack = p->ws_chan + (size_t)rup64(g->K * (int64_t)(sizeof(ci_channel) + 12));
     /* the packer wants 64-byte alignment, which a caller's workspace may lack */
     p->ws_total = p->ws_pack + (pack_per_run ? vn_ci_packed_size(p) + 63 : 0);
 }
@@ -144,20 +149,22 @@ static void ci_col_kernel(vn_core *core, const void *args)
 
 /* ---- finish: [G][P][Kg] sums -> y's NCHW planes ----------------------------- */
 
-#define FIN_PIX 64 /* pixels per finish tile */
-#define FIN_CH  16 /* channels transposed at a time */
+#define FIN_PIX 64  /* pixels per finish tile */
+#define FIN_CH  16  /* i32: channels transposed at a time */
+#define FIN_CQ  128 /* requantised: channels of one byte tile */
 
 typedef struct ci_fin_args {
     const ci_plan *p;
     const int32_t *sums;
     const ci_channel *chan;
+    const int32_t *bias; /* per channel, for the requantisation */
+    const double *mult;
     void *y;   /* the whole output */
     int64_t n; /* the image */
 } ci_fin_args;
 
-/* Pixels [p0, p0 + pl) of group gi: FIN_CH channels at a time transposed
- * into rows, then finished per channel. */
-static void ci_fin_tile(const ci_fin_args *a, int64_t gi, int64_t p0, int64_t pl)
+/* i32 output: FIN_CH channels at a time transposed into rows, + bias. */
+static void ci_fin_i32(const ci_fin_args *a, int64_t gi, int64_t p0, int64_t pl)
 {
     const vn_conv_geom *g = &a->p->g;
     int64_t kg = g->K / g->G, P = g->OH * g->OW;
@@ -174,6 +181,27 @@ static void ci_fin_tile(const ci_fin_args *a, int64_t gi, int64_t p0, int64_t pl
     }
 }
 
+/* u8 / i8 output: each pixel's channels requantised into a byte tile
+ * [pixel][channel], which is transposed into the channels' planes. */
+static void ci_fin_q(const ci_fin_args *a, int64_t gi, int64_t p0, int64_t pl)
+{
+    const ci_plan *p = a->p;
+    const vn_conv_geom *g = &p->g;
+    int64_t kg = g->K / g->G, P = g->OH * g->OW;
+    const int32_t *s = a->sums + (gi * P + p0) * kg;
+    uint8_t t[FIN_PIX * FIN_CQ];
+    bool u8 = p->ydt == VN_U8;
+    double zp = a->chan[0].yzp;
+    for (int64_t j0 = 0; j0 < kg; j0 += FIN_CQ) {
+        int64_t jl = vn_ops_min(FIN_CQ, kg - j0), k0 = gi * kg + j0;
+        for (int64_t i = 0; i < pl; i++)
+            vn_ci_requant(s + i * kg + j0, a->bias + k0, a->mult + k0, true, zp, u8, t + i * jl,
+                          jl);
+        uint8_t *y = (uint8_t *)a->y + (a->n * g->K + k0) * P + p0;
+        vn_bytes_transpose(y, P, t, jl, jl, pl, 0);
+    }
+}
+
 static void ci_fin_kernel(vn_core *core, const void *args)
 {
     const ci_fin_args *a = args;
@@ -182,7 +210,10 @@ static void ci_fin_kernel(vn_core *core, const void *args)
     vn_ops_split(g->G * per, vn_block_num(core), vn_block_idx(core), &begin, &end);
     for (int64_t t = begin; t < end; t++) {
         int64_t p0 = t % per * FIN_PIX;
-        ci_fin_tile(a, t / per, p0, vn_ops_min(FIN_PIX, P - p0));
+        if (a->p->ydt == VN_I32)
+            ci_fin_i32(a, t / per, p0, vn_ops_min(FIN_PIX, P - p0));
+        else
+            ci_fin_q(a, t / per, p0, vn_ops_min(FIN_PIX, P - p0));
     }
     int64_t es = a->p->ydt == VN_I32 ? 4 : 1;
     core->counters.bytes_out += (end - begin) * FIN_PIX * (g->K / g->G) * es;
@@ -192,7 +223,7 @@ static void ci_fin_kernel(vn_core *core, const void *args)
 
 /* One image: columns (unless x is A as it lies), the GEMM, the finish. */
 static vn_status ci_image(const vn_op_run_ctx *ctx, const vn_gemm_plan *gp, const void *packed,
-                          const ci_channel *chan, int64_t xzp, int64_t n)
+                          const ci_fin_args *fin, int64_t xzp, int64_t n)
 {
     const ci_plan *p = ctx->plan;
     const vn_conv_geom *g = &p->g;
@@ -213,7 +244,8 @@ static vn_status ci_image(const vn_op_run_ctx *ctx, const vn_gemm_plan *gp, cons
     }
     vn_gemm_args ga = {.a = a, .b = packed, .b_packed = true, .c = sums, .counters = &c[1]};
     if (st == VN_OK) st = vn_gemm_run(gp, &ga);
-    ci_fin_args fa = {p, sums, chan, ctx->outputs[0].data, n};
+    ci_fin_args fa = *fin;
+    fa.sums = sums, fa.n = n;
     vn_launch_desc lf = {
         ci_fin_kernel, "vn_conv_integer_finish",
         vn_ops_block_dim(ctx->device, g->G * vn_ops_div_up(P, FIN_PIX), FIN_PIX * kg), &fa, -1};
@@ -243,9 +275,15 @@ vn_status vn_ci_gemm_run(const vn_op_run_ctx *ctx, int64_t xzp, int64_t wzp)
         st = vn_gemm_pack_b(gp, in[p->in.w].data, at);
     }
     ci_channel *chan = (ci_channel *)(ws + p->ws_chan);
-    for (int64_t k = 0; k < p->g.K; k++) chan[k] = vn_ci_channel_of(p, in, k);
+    double *mult = (double *)(chan + p->g.K);
+    int32_t *bias = (int32_t *)(mult + p->g.K);
+    for (int64_t k = 0; k < p->g.K; k++) {
+        chan[k] = vn_ci_channel_of(p, in, k);
+        mult[k] = chan[k].m, bias[k] = (int32_t)chan[k].b;
+    }
+    ci_fin_args fin = {p, NULL, chan, bias, mult, ctx->outputs[0].data, 0};
     for (int64_t n = 0; n < p->g.N && st == VN_OK; n++)
-        st = ci_image(ctx, gp, packed, chan, xzp, n);
+        st = ci_image(ctx, gp, packed, &fin, xzp, n);
     vn_gemm_plan_destroy(tmp);
     return st;
 }
