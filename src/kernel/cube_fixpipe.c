@@ -56,21 +56,32 @@ static void store_raw(vn_mat d, vn_dtype acc, const void *v, int64_t i, int64_t 
     (void)acc;
 }
 
-/* i32 accumulators -> exact zero-point-corrected integers, then to f32
- * (unless dst is i32, which is stored here). Returns true when done. */
-static bool int_stage(const vn_fixpipe *fp, int32_t *iv, float *f, int64_t i, int64_t j0, int64_t n,
-                      vn_mat dst)
+/* The zero-point correction of row i's columns j0..j0+n of accumulators v
+ * into out (may be v): v + k*a_zero*b_zero - b_zero*row_sum - a_zero*col_sum,
+ * exact mod 2^32, so computed in wrapping u32 arithmetic (vectorises). */
+static void int_correct(const vn_fixpipe *fp, const int32_t *v, int32_t *out, int64_t i, int64_t j0,
+                        int64_t n)
 {
     int64_t r = fp->row0 + i;
     int64_t base = fp->k * (int64_t)fp->a_zero * fp->b_zero;
     if (fp->b_zero && fp->row_sum.data)
         base -= (int64_t)fp->b_zero * ((const int32_t *)fp->row_sum.data)[r];
+    uint32_t ub = (uint32_t)(uint64_t)base, az = (uint32_t)fp->a_zero;
     const int32_t *cs =
         fp->a_zero && fp->col_sum.data ? (const int32_t *)fp->col_sum.data + fp->col0 + j0 : NULL;
-    for (int64_t j = 0; j < n; j++) {
-        int64_t x = (int64_t)iv[j] + base - (cs ? (int64_t)fp->a_zero * cs[j] : 0);
-        iv[j] = (int32_t)x;
-    }
+    if (cs)
+        for (int64_t j = 0; j < n; j++)
+            out[j] = (int32_t)((uint32_t)v[j] + ub - az * (uint32_t)cs[j]);
+    else
+        for (int64_t j = 0; j < n; j++) out[j] = (int32_t)((uint32_t)v[j] + ub);
+}
+
+/* i32 accumulators -> exact zero-point-corrected integers, then to f32
+ * (unless dst is i32, which is stored here). Returns true when done. */
+static bool int_stage(const vn_fixpipe *fp, int32_t *iv, float *f, int64_t i, int64_t j0, int64_t n,
+                      vn_mat dst)
+{
+    int_correct(fp, iv, iv, i, j0, n);
     if (dst.gm.dtype == VN_I32) {
         store_raw(dst, VN_I32, iv, i, j0, n);
         return true;
@@ -241,6 +252,22 @@ static void copy_direct(const vn_fixpipe *fp, vn_local src, int64_t ldc, int64_t
     }
 }
 
+/* An i32 C with nothing but the zero-point correction: straight from the
+ * accumulator rows to dst (the same arithmetic as int_stage). */
+static bool fixpipe_int_direct(const vn_fixpipe *fp, vn_dtype acc, vn_mat dst)
+{
+    return acc == VN_I32 && dst.gm.dtype == VN_I32 && dst.cs == 1 && !fp->raw &&
+           !fp->partial.gm.data;
+}
+
+static void copy_int_direct(const vn_fixpipe *fp, vn_local src, int64_t ldc, int64_t m, int64_t n,
+                            vn_mat dst)
+{
+    for (int64_t i = 0; i < m; i++)
+        int_correct(fp, (const int32_t *)src.data + i * ldc,
+                    (int32_t *)dst.gm.data + dst.off + i * dst.rs, i, 0, n);
+}
+
 static bool out_ok(vn_dtype acc, vn_dtype out, bool raw)
 {
     if (raw) return out == acc;
@@ -316,6 +343,11 @@ void vn_cube_fixpipe_(vn_core *core, vn_mat dst, vn_local src, int64_t m, int64_
     int64_t ldc = rup(n, s.nr); /* the accumulator rows, as mmad wrote them */
     if (fixpipe_direct(fp, src.dtype, dst)) {
         copy_direct(fp, src, ldc, m, n, dst);
+        core->counters.bytes_out += m * n * 4;
+        return;
+    }
+    if (fixpipe_int_direct(fp, src.dtype, dst)) {
+        copy_int_direct(fp, src, ldc, m, n, dst);
         core->counters.bytes_out += m * n * 4;
         return;
     }

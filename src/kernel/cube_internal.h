@@ -70,6 +70,12 @@ int vn_cube_kind_of(vn_dtype dtype);
 /* Packers (cube_pack.c): write the whole padded A block (rup(m, MR) rows of
  * Kp(k) elements) or the padded panels of a k x n B block from a strided
  * source (element (i, j) at src + i*rs + j*cs, in elements of src_dtype). */
+/* Bytes transposed: dst[r*ld + c] = src[r + c*cs] ^ flip for r < m, c < k
+ * (16 x 16 SSE2 blocks where whole); the int8 A load of a transposed A,
+ * also used by operators that store a [pixels][channels] byte tile into
+ * NCHW planes. */
+void vn_bytes_transpose(uint8_t *dst, int64_t ld, const uint8_t *src, int64_t cs, int64_t m,
+                        int64_t k, uint8_t flip);
 void vn_cube_pack_a(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
                     const void *src, int64_t rs, int64_t cs, int64_t m, int64_t k);
 void vn_cube_pack_b(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,

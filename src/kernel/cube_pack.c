@@ -24,6 +24,9 @@
 #ifdef __SSE__
 #include <xmmintrin.h>
 #endif
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "kernel/cube_internal.h"
 
@@ -190,6 +193,52 @@ static void pack_a_any(vn_dtype dd, void *dst, int64_t kp, vn_dtype sd, const vo
         }
 }
 
+/* Bytes of a transposed A (rows 1 apart, k cs apart: an int8 im2col read as
+ * its transpose, a QLinearConv's activations) into rows of kp: dst[r*kp + c]
+ * = src[r + c*cs] ^ flip, by 16 x 16 SSE2 transposes where whole, else
+ * element by element. Bytes past k are left for the caller. */
+#ifdef __SSE2__
+static void transpose_16x16(const uint8_t *s, int64_t ss, uint8_t *d, int64_t ds, __m128i flip)
+{
+    __m128i a[16], p[16], q[16];
+    for (int i = 0; i < 16; i++)
+        a[i] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(s + i * ss)), flip);
+    for (int i = 0; i < 8; i++) { /* rows 2i, 2i+1 as byte pairs: columns 0-7, 8-15 */
+        p[i] = _mm_unpacklo_epi8(a[2 * i], a[2 * i + 1]);
+        p[i + 8] = _mm_unpackhi_epi8(a[2 * i], a[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; h++) /* rows 4g..4g+3 as quads: 4 columns per register */
+        for (int g = 0; g < 4; g++) {
+            q[g * 4 + h * 2] = _mm_unpacklo_epi16(p[h * 8 + 2 * g], p[h * 8 + 2 * g + 1]);
+            q[g * 4 + h * 2 + 1] = _mm_unpackhi_epi16(p[h * 8 + 2 * g], p[h * 8 + 2 * g + 1]);
+        }
+    for (int h = 0; h < 2; h++) /* rows 8h..8h+7 as 8 bytes: 2 columns per register */
+        for (int cb = 0; cb < 4; cb++) {
+            p[h * 8 + 2 * cb] = _mm_unpacklo_epi32(q[2 * h * 4 + cb], q[(2 * h + 1) * 4 + cb]);
+            p[h * 8 + 2 * cb + 1] = _mm_unpackhi_epi32(q[2 * h * 4 + cb], q[(2 * h + 1) * 4 + cb]);
+        }
+    for (int c2 = 0; c2 < 8; c2++) { /* all 16 rows: one column per register */
+        _mm_storeu_si128((__m128i *)(d + 2 * c2 * ds), _mm_unpacklo_epi64(p[c2], p[8 + c2]));
+        _mm_storeu_si128((__m128i *)(d + (2 * c2 + 1) * ds), _mm_unpackhi_epi64(p[c2], p[8 + c2]));
+    }
+}
+#endif
+
+void vn_bytes_transpose(uint8_t *dst, int64_t kp, const uint8_t *src, int64_t cs, int64_t m,
+                        int64_t k, uint8_t flip)
+{
+    int64_t r0 = 0, c0 = 0;
+#ifdef __SSE2__
+    __m128i f = _mm_set1_epi8((char)flip);
+    for (; r0 + 16 <= m; r0 += 16)
+        for (c0 = 0; c0 + 16 <= k; c0 += 16)
+            transpose_16x16(src + r0 + c0 * cs, cs, dst + r0 * kp + c0, kp, f);
+#endif
+    for (int64_t r = 0; r < m; r++) /* the edges: columns past c0 of whole blocks, rows past r0 */
+        for (int64_t c = r < r0 ? c0 : 0; c < k; c++)
+            dst[r * kp + c] = (uint8_t)(src[r + c * cs] ^ flip);
+}
+
 void vn_cube_pack_a(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src_dtype,
                     const void *src, int64_t rs, int64_t cs, int64_t m, int64_t k)
 {
@@ -203,6 +252,10 @@ void vn_cube_pack_a(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src
                       (uint32_t *)(d + (size_t)(r * kp) * des));
     } else if (rs == 1 && dst_dtype == VN_F32) { /* a transposed f32 A: 4 x 4 transposes */
         transpose_units((uint32_t *)d, (int)kp, src, cs, (int)k, m);
+    } else if (rs == 1 && des == 1) { /* a transposed int8 A: 16 x 16 transposes */
+        for (int64_t r = 0; r < m; r++) memset(d + r * kp + k, 0, (size_t)(kp - k));
+        vn_bytes_transpose(d, kp, (const uint8_t *)src, cs, m, k,
+                           src_dtype == dst_dtype ? 0 : 0x80);
     } else {
         memset(d, 0, (size_t)(m * kp) * des);
         pack_a_any(dst_dtype, d, kp, src_dtype, src, rs, cs, m, k);

@@ -16,6 +16,9 @@
  * HardSwish, which the fixpipe lacks, run as one pass after the GEMM.
  */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "kernel/core_internal.h"
 #include "ops/conv.h"
@@ -102,9 +105,31 @@ static void inside_cols(const vn_conv_geom *g, int64_t kw, int64_t *lo, int64_t 
     if (*hi < *lo) *hi = *lo;
 }
 
+/* Every other byte of src (an int8 row at stride 2, e.g. a stem's), 16 at
+ * a time: the even bytes of two 16-byte loads, packed. */
+static int64_t gather_bytes2(uint8_t *dst, const uint8_t *src, int64_t n)
+{
+    int64_t i = 0;
+#ifdef __SSE2__
+    const __m128i lo = _mm_set1_epi16(0xff);
+    for (; i + 16 <= n; i += 16) { /* reads src[2i .. 2i+31]: the last pair ends at 2i+30 */
+        __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(src + 2 * i)), lo);
+        __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(src + 2 * i + 16)), lo);
+        _mm_storeu_si128((__m128i *)(dst + i), _mm_packus_epi16(a, b));
+    }
+#endif
+    return i;
+}
+
 /* n elements of es bytes, `step` elements apart in src, packed into dst. */
 static void gather(uint8_t *dst, const uint8_t *src, int64_t n, int64_t step, size_t es)
 {
+    if (es == 1 && step == 2) {
+        /* whole blocks only where their last load stays inside the run */
+        int64_t i = n > 16 ? gather_bytes2(dst, src, n - 1) : 0;
+        for (; i < n; i++) dst[i] = src[2 * i];
+        return;
+    }
     if (es == 4)
         for (int64_t i = 0; i < n; i++) memcpy(dst + 4 * i, src + 4 * i * step, 4);
     else

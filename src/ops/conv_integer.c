@@ -1,6 +1,7 @@
 /*
  * conv_integer.c — ConvInteger (ONNX 10) and QLinearConv (ONNX 10), NCHW,
- * 1-D and 2-D, u8 / i8 operands, scalar loops that are exact:
+ * 1-D and 2-D, u8 / i8 operands: checks, shapes, plan, and the scalar loops
+ * that are exact:
  *   acc[n,k,oh,ow] = sum (x - x_zp) * (w - w_zp[k])  over the receptive field
  * in int64 (padding contributes 0: padded x equals x_zp), stored as i32 by
  * ConvInteger. QLinearConv adds the i32 bias B and requantizes like the ONNX
@@ -10,36 +11,20 @@
  * Geometry (pads, strides, dilations, group, auto_pad, kernel_shape) comes
  * from Conv's own parser, vn_conv_geom_parse, shown X and W as f32.
  *
- * The accumulators come from the GEMM's int8 path (AMX tiles or VNNI) when
- * w's zero point is one value: per image and group, the group's weights
- * ([Kg][Cg*KH*KW], read in place as A) times the receptive fields (im2col
- * as B: Cg*KH*KW rows of OH*OW taps, a tap in the padding holding x's zero
- * point, so it adds 0), exact i32 sums [Kg][OH*OW] into the workspace. Bias, requantisation and the
- * NCHW store then run per element with the scalar path's arithmetic (ci_finish), so both paths give
- * the same bits. A per-channel w zero point with different values takes the scalar loops.
+ * When w's zero point is one value the accumulators come from the int8 GEMM
+ * instead (conv_integer_gemm.c: AMX tiles or VNNI, W packed at plan time);
+ * both paths finish the sums with vn_ci_finish, so they give the same bits.
+ * A per-channel w zero point with different values takes the scalar loops.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/cast.h"
-#include "ops/conv.h"
-#include "ops/quant.h"
-
-/* Input positions of ConvInteger and QLinearConv. */
-typedef struct ci_slots {
-    int32_t x, w, xzp, wzp, xs, ws, ys, yzp, b;
-} ci_slots;
+#include "ops/conv_integer.h"
 
 static const ci_slots ci_slots_int = {0, 1, 2, 3, -1, -1, -1, -1, -1};
 static const ci_slots ci_slots_qlinear = {0, 3, 2, 5, 1, 4, 6, 7, 8};
-
-typedef struct ci_plan {
-    vn_conv_geom g;
-    ci_slots in;
-    vn_dtype xdt, wdt, ydt;
-    bool has_xzp, has_wzp, has_b;
-} ci_plan;
 
 static bool ci_present(const vn_op_ctx *ctx, int32_t slot)
 {
@@ -133,18 +118,6 @@ static vn_status ci_infer(const vn_op_ctx *ctx, vn_tensor_desc *out)
     return VN_OK;
 }
 
-/* One (image, group) of the GEMM path: the im2col rows (64-byte aligned)
- * and the i32 sums [OH*OW][Kg]. */
-static int64_t ci_cols(const vn_conv_geom *g)
-{
-    return g->C / g->G * g->KH * g->KW;
-}
-static size_t ci_gemm_workspace(const vn_conv_geom *g)
-{
-    int64_t ohw = g->OH * g->OW, rows = (ohw * ci_cols(g) + 63) / 64 * 64;
-    return (size_t)rows + (size_t)(ohw * (g->K / g->G)) * 4;
-}
-
 static vn_status ci_plan_new(const vn_op_ctx *ctx, const vn_tensor_desc *outputs, void **plan,
                              size_t *workspace)
 {
@@ -159,13 +132,17 @@ static vn_status ci_plan_new(const vn_op_ctx *ctx, const vn_tensor_desc *outputs
         free(p);
         return st;
     }
-    *workspace = ci_gemm_workspace(&p->g);
+    st = vn_ci_gemm_plan(ctx, where, p);
+    if (st != VN_OK) {
+        vn_ci_plan_free(p);
+        return st;
+    }
+    *workspace = p->ws_total;
     *plan = p;
     return VN_OK;
 }
 
-/* Element 0, or element k of a per-channel parameter. */
-static int64_t ci_param_i(const vn_tensor *t, int64_t k)
+int64_t vn_ci_param_i(const vn_tensor *t, int64_t k)
 {
     return vn_cast_load_i64(t->desc.dtype, t->data, vn_desc_numel(&t->desc) > 1 ? k : 0);
 }
@@ -196,58 +173,15 @@ static int64_t ci_dot(const ci_plan *p, const void *x, const void *w, int64_t xz
     return acc;
 }
 
-/* What one output channel k needs to finish its sums: the i32 bias and,
- * for QLinearConv, the requantisation m = x_scale * w_scale[k] / y_scale
- * (in f32, as the reference) and y's zero point. */
-typedef struct ci_channel {
-    int64_t b;
-    bool q;
-    double m, yzp;
-} ci_channel;
-
-static ci_channel ci_channel_of(const ci_plan *p, const vn_tensor *in, int64_t k)
+ci_channel vn_ci_channel_of(const ci_plan *p, const vn_tensor *in, int64_t k)
 {
-    ci_channel c = {p->has_b ? ci_param_i(&in[p->in.b], k) : 0, p->in.ys >= 0, 0.0, 0.0};
+    ci_channel c = {p->has_b ? vn_ci_param_i(&in[p->in.b], k) : 0, p->in.ys >= 0, 0.0, 0.0};
     if (c.q) {
         float s = (float)ci_param_f(&in[p->in.xs], 0) * (float)ci_param_f(&in[p->in.ws], k);
         c.m = (double)(s / (float)ci_param_f(&in[p->in.ys], 0));
-        c.yzp = (double)ci_param_i(&in[p->in.yzp], 0);
+        c.yzp = (double)vn_ci_param_i(&in[p->in.yzp], 0);
     }
     return c;
-}
-
-/* rint (half to even) without the libm call, so the epilogue loop
- * vectorises: adding and subtracting 1.5 * 2^52 rounds a double of
- * magnitude < 2^51 to the nearest even integer under the default rounding
- * mode; larger values (and infinities, NaN) saturate the same either way. */
-static inline double ci_rint(double v)
-{
-    const double magic = 6755399441055744.0;
-    return (v + magic) - magic;
-}
-
-/* Output elements e .. e+n from their sums (i32, wrapped as the spec's
- * accumulator): + bias in i32 arithmetic, stored as i32 or requantised
- * (saturated like vn_quant_saturate: NaN to the low end). */
-static void ci_finish(const ci_plan *p, const ci_channel *c, void *y, int64_t e, const int32_t *acc,
-                      int64_t n)
-{
-    if (!c->q) {
-        for (int64_t i = 0; i < n; i++)
-            ((int32_t *)y)[e + i] = (int32_t)((uint32_t)acc[i] + (uint32_t)c->b);
-        return;
-    }
-    bool u8 = p->ydt == VN_U8;
-    double lo = u8 ? 0.0 : -128.0, hi = u8 ? 255.0 : 127.0;
-    for (int64_t i = 0; i < n; i++) {
-        int32_t a = (int32_t)((uint32_t)acc[i] + (uint32_t)c->b);
-        double v = ci_rint((double)a * c->m) + c->yzp;
-        v = !(v >= lo) ? lo : v > hi ? hi : v;
-        if (u8)
-            ((uint8_t *)y)[e + i] = (uint8_t)v;
-        else
-            ((int8_t *)y)[e + i] = (int8_t)v;
-    }
 }
 
 static vn_status ci_run_scalar(const vn_op_run_ctx *ctx, int64_t xzp)
@@ -259,104 +193,40 @@ static vn_status ci_run_scalar(const vn_op_run_ctx *ctx, int64_t xzp)
     int64_t e = 0;
     for (int64_t n = 0; n < g->N; n++)
         for (int64_t k = 0; k < g->K; k++) {
-            int64_t wzp = p->has_wzp ? ci_param_i(&in[p->in.wzp], k) : 0;
-            ci_channel c = ci_channel_of(p, in, k);
+            int64_t wzp = p->has_wzp ? vn_ci_param_i(&in[p->in.wzp], k) : 0;
+            ci_channel c = vn_ci_channel_of(p, in, k);
             for (int64_t oh = 0; oh < g->OH; oh++)
                 for (int64_t ow = 0; ow < g->OW; ow++, e++) {
                     int32_t acc =
                         (int32_t)(uint32_t)(uint64_t)ci_dot(p, x, w, xzp, wzp, n, k, oh, ow);
-                    ci_finish(p, &c, ctx->outputs[0].data, e, &acc, 1);
+                    vn_ci_finish(p, &c, ctx->outputs[0].data, e, &acc, 1);
                 }
         }
     return VN_OK;
 }
 
-/* w's zero point as one value (every channel the same), or false. */
-static bool ci_one_wzp(const ci_plan *p, const vn_tensor *in, int64_t *wzp)
+bool vn_ci_one_wzp(const ci_plan *p, const vn_tensor *in, int64_t *wzp)
 {
-    *wzp = p->has_wzp ? ci_param_i(&in[p->in.wzp], 0) : 0;
+    *wzp = p->has_wzp ? vn_ci_param_i(&in[p->in.wzp], 0) : 0;
     for (int64_t k = 1; p->has_wzp && k < p->g.K; k++)
-        if (ci_param_i(&in[p->in.wzp], k) != *wzp) return false;
+        if (vn_ci_param_i(&in[p->in.wzp], k) != *wzp) return false;
     return true;
-}
-
-/* The receptive fields of image n, group gi as B's rows (vn_conv_im2col_row,
- * x's zero point in the padding). */
-static void ci_im2col(const ci_plan *p, const uint8_t *x, int64_t n, int64_t gi, uint8_t xzp,
-                      uint8_t *rows)
-{
-    const vn_conv_geom *g = &p->g;
-    int64_t cg = g->C / g->G, ohw = g->OH * g->OW;
-    const uint8_t *xg = x + (n * g->C + gi * cg) * g->IH * g->IW;
-    for (int64_t r = 0; r < ci_cols(g); r++) vn_conv_im2col_row(g, xg, 1, xzp, r, rows + r * ohw);
-}
-
-/* The GEMM of one (image, group): W_g (M = Kg rows of Cg*KH*KW, read in
- * place) times the receptive fields (K x N = OH*OW), C in y's NCHW order. */
-static vn_gemm_desc ci_gemm_desc(const ci_plan *p, int64_t xzp, int64_t wzp)
-{
-    const vn_conv_geom *g = &p->g;
-    vn_gemm_desc d = vn_gemm_desc_default(g->K / g->G, g->OH * g->OW, ci_cols(g));
-    d.a_dtype = p->wdt, d.b_dtype = p->xdt, d.c_dtype = VN_I32, d.compute = VN_I32;
-    d.epi.a_zero = (int32_t)wzp, d.epi.b_zero = (int32_t)xzp;
-    return d;
-}
-
-/* Sums [Kg][OH*OW] of (image n, group gi) finished into y's NCHW planes. */
-static void ci_store(const ci_plan *p, const vn_tensor *in, const int32_t *sums, int64_t n,
-                     int64_t gi, void *y)
-{
-    const vn_conv_geom *g = &p->g;
-    int64_t kg = g->K / g->G, ohw = g->OH * g->OW;
-    for (int64_t j = 0; j < kg; j++) {
-        int64_t k = gi * kg + j, e = (n * g->K + k) * ohw;
-        ci_channel c = ci_channel_of(p, in, k);
-        ci_finish(p, &c, y, e, sums + j * ohw, ohw);
-    }
-}
-
-static vn_status ci_run_gemm(const vn_op_run_ctx *ctx, int64_t xzp, int64_t wzp)
-{
-    const ci_plan *p = ctx->plan;
-    const vn_conv_geom *g = &p->g;
-    const vn_tensor *in = ctx->inputs;
-    vn_gemm_desc d = ci_gemm_desc(p, xzp, wzp);
-    vn_gemm_plan *gp = NULL;
-    vn_status st = vn_gemm_plan_create(ctx->device, &d, &gp);
-    if (st != VN_OK) return st;
-    uint8_t *rows = ctx->workspace;
-    int32_t *sums = (int32_t *)(rows + (g->OH * g->OW * ci_cols(g) + 63) / 64 * 64);
-    int64_t wg = d.M * d.K;
-    for (int64_t n = 0; n < g->N && st == VN_OK; n++)
-        for (int64_t gi = 0; gi < g->G && st == VN_OK; gi++) {
-            ci_im2col(p, in[p->in.x].data, n, gi, (uint8_t)xzp, rows);
-            vn_kernel_counters c;
-            vn_gemm_args a = {.a = (const uint8_t *)in[p->in.w].data + gi * wg,
-                              .b = rows,
-                              .c = sums,
-                              .counters = &c};
-            st = vn_gemm_run(gp, &a);
-            if (st == VN_OK && ctx->counters) vn_kernel_counters_add(ctx->counters, &c);
-            if (st == VN_OK) ci_store(p, in, sums, n, gi, ctx->outputs[0].data);
-        }
-    vn_gemm_plan_destroy(gp);
-    return st;
 }
 
 static vn_status ci_run(const vn_op_run_ctx *ctx)
 {
     const ci_plan *p = ctx->plan;
     const vn_tensor *in = ctx->inputs;
-    int64_t xzp = p->has_xzp ? ci_param_i(&in[p->in.xzp], 0) : 0, wzp;
+    int64_t xzp = p->has_xzp ? vn_ci_param_i(&in[p->in.xzp], 0) : 0, wzp;
     if (p->g.N * p->g.K * p->g.OH * p->g.OW == 0) return VN_OK;
-    if (ci_one_wzp(p, in, &wzp) && ci_cols(&p->g) > 0 && ctx->workspace)
-        return ci_run_gemm(ctx, xzp, wzp);
+    if (vn_ci_one_wzp(p, in, &wzp) && p->gemm && ctx->workspace)
+        return vn_ci_gemm_run(ctx, xzp, wzp);
     return ci_run_scalar(ctx, xzp);
 }
 
 #define CI_DTYPES (VN_DTYPE_BIT(VN_U8) | VN_DTYPE_BIT(VN_I8))
 
-const vn_op_def vn_conv_integer_def = {"ConvInteger", "",       2,           4,    1,
-                                       CI_DTYPES,     ci_infer, ci_plan_new, free, ci_run};
-const vn_op_def vn_qlinear_conv_def = {"QLinearConv", "",       8,           9,    1,
-                                       CI_DTYPES,     ci_infer, ci_plan_new, free, ci_run};
+const vn_op_def vn_conv_integer_def = {
+    "ConvInteger", "", 2, 4, 1, CI_DTYPES, ci_infer, ci_plan_new, vn_ci_plan_free, ci_run};
+const vn_op_def vn_qlinear_conv_def = {
+    "QLinearConv", "", 8, 9, 1, CI_DTYPES, ci_infer, ci_plan_new, vn_ci_plan_free, ci_run};

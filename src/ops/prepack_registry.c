@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "ops/conv_integer.h"
 #include "ops/prepack.h"
 
 #define MAX_DECLARED 64
@@ -48,6 +49,7 @@ const vn_op_prepack *vn_op_prepack_hooks(const vn_op_def *def)
     pthread_mutex_unlock(&lock);
     if (!h) h = vn_mm_prepack_hooks(def);
     if (!h) h = vn_conv_prepack_hooks(def);
+    if (!h) h = vn_ci_prepack_hooks(def);
     return h;
 }
 
