@@ -40,11 +40,11 @@ typedef struct pf_range {
 static _Thread_local pf_range pf_queue[PF_RANGES];
 static _Thread_local int pf_count;
 
-/* To L2 (T1) for the staged paths: measured ahead of T0 (which evicts the
- * tile being computed from L1) and of T2 on the Add and row benchmarks. To
- * L1 (T0) for an instruction that reads the next rows in place from global
- * memory (no tile in L1 to evict): LayerNorm f16 in place 0.52-0.56 of triad
- * with T1, 0.64-0.72 with T0 (and twice the lines per block). */
+/* To L2 (T1): measured ahead of T0 (which evicts the tile being computed
+ * from L1) and of T2 on the Add and row benchmarks, and for rows read in
+ * place when each block requests its own size of the next tile
+ * (VN_BLOCK_LINES, isa_f32.inc). The generic (non-AVX-512) rows read in
+ * place still request into L1 (T0). */
 static inline void pf_line(const char *p, bool l1)
 {
     if (l1)
