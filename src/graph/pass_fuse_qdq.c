@@ -29,6 +29,8 @@
  *     requantisation's saturation already clamps there (the QLinear operators
  *     have no clamp of their own).
  * Gemm is left alone: QLinearMatMul has no bias, alpha or transposes.
+ * DQ -> MaxPool -> Q with the same parameters on both sides becomes a MaxPool
+ * on the quantised tensor (below).
  *
  * Why before inference (with fold_batchnorm): constant folding, which runs
  * during inference, would turn the weights' DequantizeLinear into f32
@@ -333,12 +335,57 @@ static vn_status rewrite(vn_model *m, qdq_match *mt, vn_pass_report *r)
     return vn_fuse_apply(m, mt->quant, &rw, list, count, r, &done);
 }
 
+/* ---- DequantizeLinear -> MaxPool -> QuantizeLinear ----------------------------------
+ * With the same scale and zero point on both sides the pool runs on the
+ * quantised tensor (MaxPool takes u8 / i8), exactly: dequantising is
+ * increasing (scale > 0), so the max of the dequantised values is the
+ * dequantised max, and quantising a dequantised value with its own
+ * parameters gives it back. */
+
+/* Constants a and b hold the same one value of the same dtype, or both are absent. */
+static bool same_param(const vn_model *m, int32_t a, int32_t b)
+{
+    if (a < 0 || b < 0) return a == b;
+    const vn_cvalue *x = &m->values[a], *y = &m->values[b];
+    return x->desc.dtype == y->desc.dtype && vn_desc_numel(&x->desc) == 1 &&
+           vn_desc_numel(&y->desc) == 1 && !memcmp(x->data, y->data, vn_dtype_size(x->desc.dtype));
+}
+
+static bool pool_match(const vn_model *m, int32_t quant, qdq_match *mt)
+{
+    memset(mt, 0, sizeof *mt);
+    mt->quant = quant, mt->relu = -1, mt->bias = -1;
+    mt->dq[0] = mt->dq[1] = mt->dq[2] = -1;
+    int32_t v = input(&m->nodes[quant], 0), p = producer_op(m, v, "MaxPool");
+    if (p < 0 || (m->nodes[p].num_outputs > 1 && m->nodes[p].outputs[1] >= 0) ||
+        vn_fuse_sole_reader(m, v) != quant || !read_output(m, quant, &mt->y))
+        return false;
+    mt->core = p;
+    return read_operand(m, p, 0, 0, 1, mt, &mt->x) && mt->x.dt == mt->y.dt &&
+           same_param(m, mt->x.scale, mt->y.scale) && same_param(m, mt->x.zp, mt->y.zp);
+}
+
+static vn_status pool_rewrite(vn_model *m, qdq_match *mt, vn_pass_report *r)
+{
+    const vn_cnode *pool = &m->nodes[mt->core];
+    vn_fuse_rewrite rw = {"MaxPool", "",          pool->name,      &mt->x.q,
+                          1,         pool->attrs, pool->num_attrs, true};
+    int32_t list[8];
+    int32_t count = members(m, mt, list);
+    bool done;
+    return vn_fuse_apply(m, mt->quant, &rw, list, count, r, &done);
+}
+
 vn_status vn_pass_fuse_qdq(vn_model *m, vn_pass_report *r)
 {
     for (int32_t i = 0; i < m->num_nodes; i++) {
         qdq_match mt;
-        if (!vn_fuse_is_op(&m->nodes[i], "QuantizeLinear") || !match(m, i, &mt)) continue;
-        vn_status st = rewrite(m, &mt, r);
+        if (!vn_fuse_is_op(&m->nodes[i], "QuantizeLinear")) continue;
+        vn_status st = VN_OK;
+        if (match(m, i, &mt))
+            st = rewrite(m, &mt, r);
+        else if (pool_match(m, i, &mt))
+            st = pool_rewrite(m, &mt, r);
         if (st != VN_OK) return st;
     }
     return VN_OK;

@@ -121,6 +121,9 @@ static vn_status pool_run(const vn_op_run_ctx *ctx)
 }
 
 #define F32_ONLY VN_DTYPE_BIT(VN_F32)
+/* MaxPool also takes 8-bit integers (ONNX opset 12): computed in f32, which
+ * holds them exactly, so the max is exact */
+#define MAX_TYPES (VN_DTYPES_FLOAT | VN_DTYPE_BIT(VN_U8) | VN_DTYPE_BIT(VN_I8))
 #define POOL(name, domain, outs, dtypes, kind, blocked, global)                                    \
     {                                                                                              \
         {name, domain, 1, 1, outs, dtypes, pool_infer, pool_plan, pool_plan_free, pool_run}, kind, \
@@ -128,7 +131,7 @@ static vn_status pool_run(const vn_op_run_ctx *ctx)
     }
 
 static const pool_def defs[] = {
-    POOL("MaxPool", "", 2, VN_DTYPES_FLOAT, VN_POOL_MAX, false, false),
+    POOL("MaxPool", "", 2, MAX_TYPES, VN_POOL_MAX, false, false),
     POOL("AveragePool", "", 1, VN_DTYPES_FLOAT, VN_POOL_AVG, false, false),
     POOL("LpPool", "", 1, VN_DTYPES_FLOAT, VN_POOL_LP, false, false),
     POOL("GlobalAveragePool", "", 1, VN_DTYPES_FLOAT, VN_POOL_AVG, false, true),

@@ -8,6 +8,8 @@
  *     way by one).
  *   - A DequantizeLinear with another reader stays for it (the fused node
  *     reads the quantised tensor), the result unchanged.
+ *   - DQ -> MaxPool -> Q with equal parameters becomes a MaxPool on the u8
+ *     tensor (bit-identical to O2); with another output scale it stays.
  *   - Near misses stay as they are: a scale that is a model input, the Conv's
  *     f32 output read elsewhere, f32 weights, a Relu over a zero point that
  *     is not the type's lowest value, a per-column zero point with two values
@@ -255,6 +257,51 @@ static void test_near_misses(void)
         VT_CHECK(check_case(&cases[i].c, cases[i].ops) == 0, "fused: %s", cases[i].why);
 }
 
+/* x -> Q(sx, zx) -> DQ -> MaxPool 2x2 -> Q(s_out, zx) -> DQ -> y: with s_out =
+ * sx the pool runs on the u8 tensor (exactly: O3 equals O2 bit for bit); with
+ * another scale nothing changes. */
+static void check_pool(float s_out, const char *want_ops)
+{
+    ob g = {0}, pa = {0};
+    int64_t xd[4] = {1, CH, HW, HW}, k[2] = {2, 2};
+    uint8_t zx = 100;
+    fz_input(&g, "x", 4, xd);
+    fz_scalar(&g, "sx", sx);
+    fz_scalar(&g, "so", s_out);
+    q_init(&g, "zx", OB_UINT8, 0, NULL, &zx, 1);
+    fz_node(&g, "QuantizeLinear", "q_x", "x", "sx", "zx", "xq", NULL);
+    fz_node(&g, "DequantizeLinear", "dq_x", "xq", "sx", "zx", "xd", NULL);
+    fz_attr_ints(&pa, "kernel_shape", 2, k);
+    fz_attr_ints(&pa, "strides", 2, k);
+    fz_node(&g, "MaxPool", "pool", "xd", NULL, NULL, "p", &pa);
+    fz_node(&g, "QuantizeLinear", "q_p", "p", "so", "zx", "pq", NULL);
+    fz_node(&g, "DequantizeLinear", "dq_p", "pq", "so", "zx", "y", NULL);
+    fz_output(&g, "y");
+    vn_graph *gr = fz_load(&g, 17);
+    qdq_case c = {0};
+    float *got[2][1] = {{0}};
+    int64_t n[2][1] = {{0}};
+    vn_model_stats st[2];
+    run_level(gr, &c, 2, got[0], n[0], &st[0]);
+    run_level(gr, &c, 3, got[1], n[1], &st[1]);
+    VT_CHECK(n[0][0] == n[1][0] && n[0][0] == CH * (HW / 2) * (HW / 2), "%lld / %lld values",
+             (long long)n[0][0], (long long)n[1][0]);
+    for (int64_t i = 0; n[0][0] == n[1][0] && i < n[0][0]; i++)
+        VT_CHECK(got[1][0][i] == got[0][0][i], "[%lld] O3 %g, O2 %g", (long long)i, got[1][0][i],
+                 got[0][0][i]);
+    char ops[256];
+    o3_ops(gr, ops, sizeof ops);
+    VT_CHECK(!strcmp(ops, want_ops), "O3 nodes %s, want %s", ops, want_ops);
+    for (int l = 0; l < 2; l++) free(got[l][0]);
+    vn_graph_destroy(gr);
+}
+
+static void test_maxpool(void)
+{
+    check_pool(sx, "QuantizeLinear,MaxPool,DequantizeLinear");
+    check_pool(sy, "QuantizeLinear,DequantizeLinear,MaxPool,QuantizeLinear,DequantizeLinear");
+}
+
 int main(void)
 {
     VT_RUN(test_conv);
@@ -262,5 +309,6 @@ int main(void)
     VT_RUN(test_matmul);
     VT_RUN(test_shared_dq);
     VT_RUN(test_near_misses);
+    VT_RUN(test_maxpool);
     return vt_summary();
 }

@@ -5,6 +5,7 @@
  * random sweeps over odd sizes, kernels 1-5, strides 1-3, dilations 1-3,
  * asymmetric pads and ceil_mode; every auto_pad mode; the ceil-mode rule
  * that drops a window starting in the right padding; 1-D and 3-D; f16;
+ * MaxPool on u8 and i8;
  * tiles spread over several blocks; and the error paths.
  *
  * Bounds: MaxPool is exact (values and indices, ties broken by the first
@@ -19,6 +20,7 @@
 
 #include "test_pool_ref.h"
 #include "vt.h"
+#include "vt_tensor.h"
 
 static vn_tensor_desc x_desc(const pcase *c, vn_dtype dt)
 {
@@ -39,10 +41,13 @@ static int64_t numel(const pcase *c)
     return n;
 }
 
-static void fill_x(vt_rng *r, float *x, int64_t n, bool ties)
+static void fill_x(vt_rng *r, float *x, int64_t n, bool ties, vn_dtype dt)
 {
+    double lo = dt == VN_U8 ? 0 : -128, hi = dt == VN_U8 ? 256 : 128; /* 8-bit: every value */
     for (int64_t i = 0; i < n; i++)
-        x[i] = ties ? (float)floor(vt_uniform(r, 0, 4)) : (float)vt_uniform(r, -2, 2);
+        x[i] = dt == VN_U8 || dt == VN_I8 ? (float)floor(vt_uniform(r, lo, hi))
+               : ties                     ? (float)floor(vt_uniform(r, 0, 4))
+                                          : (float)vt_uniform(r, -2, 2);
 }
 
 static double tolerance(const pcase *c, double ref, vn_dtype dt)
@@ -59,12 +64,14 @@ static bool run_case(const pcase *c, vn_dtype dt, bool ties, uint64_t seed)
     vt_rng rng = {seed};
     int64_t n = numel(c);
     float *x = malloc((size_t)(n + 1) * sizeof *x);
-    fill_x(&rng, x, n, ties);
-    void *xin = x;
-    uint16_t *xh = NULL;
-    if (dt == VN_F16) {
-        xh = malloc((size_t)(n + 1) * sizeof *xh);
-        for (int64_t i = 0; i < n; i++) x[i] = vn_f16_to_f32(xh[i] = vn_f32_to_f16(x[i]));
+    fill_x(&rng, x, n, ties, dt);
+    void *xin = x, *xh = NULL;
+    if (dt != VN_F32) { /* the input in dt; the reference sees the values it holds */
+        xh = malloc((size_t)(n + 1) * vn_dtype_size(dt));
+        for (int64_t i = 0; i < n; i++) {
+            vt_put(dt, xh, i, x[i]);
+            x[i] = (float)vt_get(dt, xh, i);
+        }
         xin = xh;
     }
     pref r;
@@ -89,7 +96,7 @@ static bool run_case(const pcase *c, vn_dtype dt, bool ties, uint64_t seed)
                      (long long)c->d[0], (long long)c->pads[0], (long long)c->pads[2 * c->nsp - 1],
                      c->ceil_mode, (long long)r.out[0], (long long)r.out[1], (long long)r.out[2]);
             int64_t ny = c->n * c->c * r.nout;
-            size_t es = dt == VN_F16 ? 2 : 4;
+            size_t es = vn_dtype_size(dt);
             void *y = calloc((size_t)ny + 1, es);
             int64_t *idx = calloc((size_t)ny + 1, sizeof *idx);
             vn_tensor in = {xd, xin}, out[2] = {{*yd, y}, {*yd, idx}};
@@ -98,7 +105,7 @@ static bool run_case(const pcase *c, vn_dtype dt, bool ties, uint64_t seed)
             if (dims_ok) VT_OK(vn_op_run(plan, &in, 1, out, no, NULL));
             int bad = 0;
             for (int64_t e = 0; e < ny && dims_ok && bad < 3; e++) {
-                double v = dt == VN_F16 ? vn_f16_to_f32(((uint16_t *)y)[e]) : ((float *)y)[e];
+                double v = vt_get(dt, y, e);
                 double want = r.y[e];
                 bool ok = fabs(v - want) <= tolerance(c, want, dt) || v == want;
                 if (no > 1) ok &= idx[e] == r.idx[e];
@@ -237,6 +244,19 @@ static void test_f16(void)
         }
 }
 
+/* MaxPool on u8 and i8 (opset 12): every value of the type, exact values and
+ * indices (what a quantised model's pool does between its DQ / Q pairs). */
+static void test_int8(void)
+{
+    vt_rng r = {93};
+    static const vn_dtype dts[] = {VN_U8, VN_I8};
+    for (int t = 0; t < 2; t++)
+        for (int i = 0, ran = 0; i < 60 && ran < 15; i++) {
+            pcase c = random_case(&r, "MaxPool", 2, 21);
+            ran += run_case(&c, dts[t], false, 94 + (uint64_t)i);
+        }
+}
+
 static void test_large_tiles(void)
 {
     /* several row tiles per plane, many planes over several blocks */
@@ -261,7 +281,7 @@ static void check_global(const char *op, int nsp, const int64_t *sp, int64_t n, 
     vt_rng r = {(uint64_t)(pix + 7)};
     float *x = malloc((size_t)(total + 1) * sizeof *x);
     uint16_t *xh = malloc((size_t)(total + 1) * sizeof *xh);
-    fill_x(&r, x, total, false);
+    fill_x(&r, x, total, false, VN_F32);
     for (int64_t i = 0; i < total; i++)
         if (dt == VN_F16) x[i] = vn_f16_to_f32(xh[i] = vn_f32_to_f16(x[i]));
     vn_op_plan *plan = NULL;
@@ -364,6 +384,7 @@ int main(void)
     VT_RUN(test_auto_pad);
     VT_RUN(test_ceil_mode_drop);
     VT_RUN(test_f16);
+    VT_RUN(test_int8);
     VT_RUN(test_large_tiles);
     VT_RUN(test_global);
     VT_RUN(test_errors);
