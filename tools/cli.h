@@ -28,7 +28,7 @@ struct vn_graph;
 /* "name:d0,d1,..." (an empty dim list is a scalar); the name is malloc'ed. 0 on success. */
 int vn_cli_parse_shape(const char *arg, struct vn_input_shape *out);
 /* "x:1,3;y:2" (shapes separated by ';'): one shape set into out[0..max); the
- * count, or -1 when malformed. Names are malloc'ed. */
+ * count, or -1 when malformed or longer than max. Names are malloc'ed. */
 int vn_cli_parse_shape_set(const char *arg, struct vn_input_shape *out, int max);
 /* A path ending in ".vnm": an offline model (or a file of several shape sets). */
 static inline int vn_cli_is_vnm(const char *path)

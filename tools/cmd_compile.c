@@ -89,8 +89,7 @@ static int parse(int argc, char **argv, compile_args *a)
             rc = vn_cli_parse_shape(argv[++i], &a->common[a->num_common]) ? usage()
                                                                           : (a->num_common++, 0);
         else if (!strcmp(s, "--shape-set") && more && a->num_sets < MAX_SETS) {
-            int32_t k = a->num_sets,
-                    n = vn_cli_parse_shape_set(argv[++i], a->sets[k], MAX_SHAPES - a->num_common);
+            int32_t k = a->num_sets, n = vn_cli_parse_shape_set(argv[++i], a->sets[k], MAX_SHAPES);
             rc = n <= 0 ? usage() : (a->set_len[k] = n, a->num_sets++, 0);
         } else if ((mo = vn_cli_parse_model_opt(argc, argv, &i, &a->level, &a->precision)) != 0)
             rc = mo < 0 ? usage() : 0;
@@ -101,6 +100,14 @@ static int parse(int argc, char **argv, compile_args *a)
         else
             rc = usage();
     }
+    for (int32_t k = 0; k < a->num_sets && rc == 0; k++)
+        if (a->num_common + a->set_len[k] > MAX_SHAPES) {
+            fprintf(stderr,
+                    "vinci compile: shape set %d has %d shapes with --input-shape's; at "
+                    "most %d\n",
+                    (int)k + 1, (int)(a->num_common + a->set_len[k]), MAX_SHAPES);
+            rc = 2;
+        }
     return rc == 0 && !a->path ? usage() : rc;
 }
 

@@ -36,7 +36,8 @@ int vn_cli_parse_shape(const char *arg, vn_input_shape *s)
 int vn_cli_parse_shape_set(const char *arg, vn_input_shape *out, int max)
 {
     int n = 0;
-    for (const char *p = arg; *p && n < max; n++) {
+    const char *p = arg;
+    for (; *p && n < max; n++) {
         const char *end = strchr(p, ';');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char *one = strndup(p, len);
@@ -48,7 +49,9 @@ int vn_cli_parse_shape_set(const char *arg, vn_input_shape *out, int max)
         }
         p = end ? end + 1 : p + len;
     }
-    return n;
+    if (*p == '\0') return n;
+    while (n-- > 0) free((void *)out[n].name); /* more shapes than max */
+    return -1;
 }
 
 int vn_cli_load_vnm(const char *cmd, const char *path, vn_device *dev, const vn_input_shape *shapes,

@@ -114,8 +114,9 @@ typedef struct vn_profile_node {
     vn_kernel_counters counters; /* summed over calls */
     vn_counter_values ctr;       /* perf counters of workers and runner, summed over calls */
     int64_t blocks;              /* blocks its kernels ran, summed over calls */
-    /* Load imbalance of its blocks: per call, the longest block's time over
-     * the median block's, averaged over the calls that ran blocks (1: even). */
+    /* Load imbalance of its blocks: per launch, the longest block's time over
+     * the median block's; per call, the launches' weighted by their longest
+     * block; averaged over the calls that ran blocks (1: even). */
     double block_imbalance;
 } vn_profile_node;
 

@@ -26,7 +26,8 @@ vn_status vn_vnm_bad(const vnm_loader *ld, uint64_t at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return vn_error(VN_ERR_FORMAT, W, "%s: byte %" PRIu64 ": %s", ld->name, at, what);
+    return vn_error(VN_ERR_FORMAT, ld->api ? ld->api : W, "%s: byte %" PRIu64 ": %s", ld->name, at,
+                    what);
 }
 
 vn_status vn_vnm_string(const vnm_loader *ld, uint32_t ref, uint64_t at, const char **out)

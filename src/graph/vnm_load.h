@@ -23,7 +23,8 @@ typedef struct vnm_loader {
     const uint8_t *base;
     uint64_t size;
     const char *name;
-    int32_t hash_threads;                        /* threads for the payload hash */
+    const char *api;      /* the public call errors name; NULL: "vn_model_load" */
+    int32_t hash_threads; /* threads for the payload hash */
     uint64_t off[VNM_SEC_END], len[VNM_SEC_END]; /* per section type */
     const vnm_meta *meta;
     const vnm_plan *plan;

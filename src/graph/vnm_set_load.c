@@ -16,7 +16,7 @@
 #define W "vn_model_set_load"
 
 /* VN_ERR_FORMAT "path: byte N: what", as the .vnm loader words it. */
-#define BAD(at, ...) vn_vnm_bad(&(vnm_loader){.name = path}, at, __VA_ARGS__)
+#define BAD(at, ...) vn_vnm_bad(&(vnm_loader){.name = path, .api = W}, at, __VA_ARGS__)
 
 static vn_status check_header(const uint8_t *base, uint64_t size, const char *path)
 {

@@ -102,7 +102,8 @@ vn_status vn_ci_gemm_plan(const vn_op_ctx *ctx, const char *where, ci_plan *p)
     int64_t xzp, wzp;
     bool one;
     if (ci_q(g) == 0 || g->N * g->K * g->OH * g->OW == 0) return VN_OK;
-    if (ci_const_zp(ctx, p->in.wzp, p->has_wzp, &wzp, &one) && !one) return VN_OK; /* scalar */
+    bool wzp_known = ci_const_zp(ctx, p->in.wzp, p->has_wzp, &wzp, &one);
+    if (wzp_known && !one) return VN_OK; /* scalar */
     ci_const_zp(ctx, p->in.xzp, p->has_xzp, &xzp, &one);
     vn_gemm_desc d = ci_gemm_desc(p, xzp, wzp);
     vn_status st = vn_gemm_plan_create(ctx->device, &d, &p->gemm);
@@ -110,7 +111,10 @@ vn_status vn_ci_gemm_plan(const vn_op_ctx *ctx, const char *where, ci_plan *p)
     p->gemm_xzp = (int32_t)xzp, p->gemm_wzp = (int32_t)wzp;
     p->in_place = ci_in_place(g);
     bool hidden = ctx->prepacked_inputs >> p->in.w & 1;
-    const void *w = ctx->input_data && !hidden ? ctx->input_data[p->in.w] : NULL;
+    /* A w zero point that is a graph input may differ per channel in some run,
+     * which then takes the scalar loops over the raw W: so W is packed (and
+     * may be exported, its raw bytes dropped) only when the GEMM is certain. */
+    const void *w = ctx->input_data && !hidden && wzp_known ? ctx->input_data[p->in.w] : NULL;
     ci_workspace(p, !w && !hidden);
     if (!w) return VN_OK;
     p->packed = vn_aligned_alloc(vn_ci_packed_size(p), 64);

@@ -11,54 +11,39 @@
 
 #include "profile/profiler.h"
 
-/* Grows *buf (of *cap elements of `size` bytes) to hold `need`; false on no memory. */
-static bool grow(void **buf, int64_t *cap, int64_t need, size_t size, int64_t limit)
+typedef struct block_time {
+    uint64_t launch; /* the synchronous launch that ran it */
+    int64_t ns;
+} block_time;
+
+static int by_launch_then_time(const void *a, const void *b)
 {
-    if (need <= *cap) return true;
-    int64_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    if (c > limit) return false;
-    void *p = realloc(*buf, (size_t)c * size);
-    if (!p) return false;
-    *buf = p;
-    *cap = c;
-    return true;
+    const block_time *x = a, *y = b;
+    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+    return x->ns < y->ns ? -1 : x->ns > y->ns;
 }
 
-/* Everything the device recorded so far, into p->drained; how many. */
-static int64_t drain_all(vn_profiler *p)
+/* The longest of a launch's n block times (sorted) over their median. */
+static double launch_imbalance(const block_time *t, int64_t n)
 {
-    int64_t n = 0;
-    for (;;) {
-        if (n == p->cap_drained &&
-            !grow((void **)&p->drained, &p->cap_drained, n + 1, sizeof *p->drained, INT64_MAX))
-            break;
-        uint64_t lost = 0;
-        size_t room = (size_t)(p->cap_drained - n);
-        size_t got = vn_device_profile_drain_blocks(p->device, p->drained + n, room, &lost);
-        p->blocks_dropped += lost;
-        n += (int64_t)got;
-        if (got < room) return n;
+    double median =
+        n % 2 ? (double)t[n / 2].ns : ((double)t[n / 2 - 1].ns + (double)t[n / 2].ns) / 2;
+    return median > 0 ? (double)t[n - 1].ns / median : 1.0;
+}
+
+/* A call's imbalance: each launch's (a node may launch several kernels, an
+ * im2col then a GEMM, whose blocks are not comparable), weighted by the
+ * launch's longest block, the time it costs the node (sorts t). */
+static double call_imbalance(block_time *t, int64_t n)
+{
+    qsort(t, (size_t)n, sizeof *t, by_launch_then_time);
+    double sum = 0, weight = 0;
+    for (int64_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && t[j].launch == t[i].launch;) j++;
+        double w = (double)t[j - 1].ns > 0 ? (double)t[j - 1].ns : 1.0;
+        sum += w * launch_imbalance(t + i, j - i), weight += w;
     }
-    vn_profile_block sink[64]; /* no memory: the rest are lost */
-    size_t got;
-    while ((got = vn_device_profile_drain_blocks(p->device, sink, 64, NULL)) > 0)
-        p->blocks_dropped += got;
-    return n;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The longest of n block times over the median (sorts t). */
-static double imbalance(int64_t *t, int64_t n)
-{
-    qsort(t, (size_t)n, sizeof *t, by_value);
-    double median = n % 2 ? (double)t[n / 2] : ((double)t[n / 2 - 1] + (double)t[n / 2]) / 2;
-    return median > 0 ? (double)t[n - 1] / median : 1.0;
+    return sum / weight;
 }
 
 static bool of_node(const vn_profile_block *b, int32_t node, int64_t t0, int64_t t1)
@@ -66,21 +51,23 @@ static bool of_node(const vn_profile_block *b, int32_t node, int64_t t0, int64_t
     return node >= 0 && b->stream_id == VN_PROFILE_SYNC && b->start_ns >= t0 && b->end_ns <= t1;
 }
 
-/* The node's blocks' count and imbalance; their times go to `times` (the
- * drained records' own storage is kept for the slices). */
+/* The node's blocks' count and imbalance (the drained records' own storage
+ * is kept for the slices). */
 static void count_node(vn_profiler *p, int32_t node, int64_t n, int64_t t0, int64_t t1)
 {
-    int64_t times[256], *t = times, k = 0;
+    block_time times[256], *t = times;
+    int64_t k = 0;
     for (int64_t i = 0; i < n; i++) k += of_node(&p->drained[i], node, t0, t1);
     if (k == 0) return;
     if (k > 256 && !(t = malloc((size_t)k * sizeof *t))) return;
     k = 0;
     for (int64_t i = 0; i < n; i++)
         if (of_node(&p->drained[i], node, t0, t1))
-            t[k++] = p->drained[i].end_ns - p->drained[i].start_ns;
+            t[k++] =
+                (block_time){p->drained[i].task, p->drained[i].end_ns - p->drained[i].start_ns};
     vn_profile_node *nd = &p->nodes[node];
     nd->blocks += k;
-    p->imbalance_sum[node] += imbalance(t, k);
+    p->imbalance_sum[node] += call_imbalance(t, k);
     p->imbalance_calls[node]++;
     nd->block_imbalance = p->imbalance_sum[node] / (double)p->imbalance_calls[node];
     if (t != times) free(t);
@@ -89,8 +76,8 @@ static void count_node(vn_profiler *p, int32_t node, int64_t n, int64_t t0, int6
 static void keep_slices(vn_profiler *p, int32_t node, int64_t n, int64_t t0, int64_t t1)
 {
     if (p->runs >= VN_PROF_BLOCK_RUNS || n == 0) return;
-    if (!grow((void **)&p->blocks, &p->cap_blocks, p->num_blocks + n, sizeof *p->blocks,
-              VN_PROF_MAX_SLICES)) {
+    if (!vn_prof_grow((void **)&p->blocks, &p->cap_blocks, p->num_blocks + n, sizeof *p->blocks,
+                      VN_PROF_MAX_SLICES)) {
         p->blocks_dropped += (uint64_t)n;
         return;
     }
@@ -103,7 +90,8 @@ static void keep_slices(vn_profiler *p, int32_t node, int64_t n, int64_t t0, int
 
 void vn_prof_take_blocks(vn_profiler *p, int32_t node, int64_t t0, int64_t t1)
 {
-    int64_t n = drain_all(p);
+    int64_t n = vn_prof_drain(p->device, VN_PROF_BLOCKS, (void **)&p->drained, 0, &p->cap_drained,
+                              INT64_MAX, &p->blocks_dropped);
     if (node >= 0) count_node(p, node, n, t0, t1);
     keep_slices(p, node, n, t0, t1);
 }

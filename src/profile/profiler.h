@@ -61,7 +61,8 @@ struct vn_profiler {
     int64_t num_slices, cap_slices;
     vn_profile_record *records; /* stream tasks of asynchronous runs */
     int64_t num_records, cap_records;
-    vn_prof_block *blocks; /* of the first VN_PROF_BLOCK_RUNS runs */
+    uint64_t records_dropped; /* by the runtime's cap or ours */
+    vn_prof_block *blocks;    /* of the first VN_PROF_BLOCK_RUNS runs */
     int64_t num_blocks, cap_blocks;
     uint64_t blocks_dropped;   /* by the runtime's cap or ours */
     vn_profile_block *drained; /* blocks drained at a node's end (scratch) */
@@ -103,6 +104,16 @@ double vn_prof_node_roof(const vn_profiler *p, const vn_profile_node *n);
 double vn_prof_used_roof(const vn_profiler *p, vn_prof_precision q);
 /* Per-call ms, FLOPs, bytes and the bound of node i. */
 vn_bound vn_prof_node_bound(const vn_profiler *p, const vn_profile_node *n, double *frac);
+/* Grows *buf (of *cap elements of `size` bytes) to hold `need`, doubling
+ * from 256 up to `limit` elements; false (nothing changed) past it or on no
+ * memory. */
+bool vn_prof_grow(void **buf, int64_t *cap, int64_t need, size_t size, int64_t limit);
+typedef enum vn_prof_queue { VN_PROF_TASKS, VN_PROF_BLOCKS } vn_prof_queue;
+/* Appends all queue q holds to *buf (n elements, capacity *cap, growing up
+ * to `limit`); the new count. What does not fit is drained anyway and added
+ * to *dropped (drain.c). */
+int64_t vn_prof_drain(vn_device *d, vn_prof_queue q, void **buf, int64_t n, int64_t *cap,
+                      int64_t limit, uint64_t *dropped);
 /* Drains the device's block records: those of node `node` (>= 0) inside
  * its time [t0, t1] count towards it; every one is kept as a slice of this
  * run while runs < VN_PROF_BLOCK_RUNS (node -1 for the others). */

@@ -47,33 +47,13 @@ static void count_alias_nodes(vn_profiler *p)
         if (p->model->nodes[i].alias != VN_ALIAS_NONE) p->nodes[i].calls++;
 }
 
-/* The stream tasks the runtime recorded during the run (on its stream
- * for an asynchronous run, on any for a synchronous one). */
-static void drain_records(vn_profiler *p)
-{
-    for (;;) {
-        if (p->num_records == p->cap_records) {
-            int64_t cap = p->cap_records ? 2 * p->cap_records : 64;
-            vn_profile_record *r =
-                cap <= VN_PROF_MAX_SLICES ? realloc(p->records, (size_t)cap * sizeof *r) : NULL;
-            if (!r) break;
-            p->records = r;
-            p->cap_records = cap;
-        }
-        size_t room = (size_t)(p->cap_records - p->num_records);
-        size_t got = vn_device_profile_drain(p->device, p->records + p->num_records, room, NULL);
-        p->num_records += (int64_t)got;
-        if (got < room) return;
-    }
-    vn_profile_record sink[64]; /* no room: drop the rest, the summary is unaffected */
-    while (vn_device_profile_drain(p->device, sink, 64, NULL) == 64) {
-    }
-}
-
 void vn_prof_run_end(vn_profiler *p, int64_t t0, int64_t t1, bool completed)
 {
     vn_device_set_profiling(p->device, false);
-    drain_records(p);
+    /* the stream tasks the runtime recorded during the run (on its stream
+     * for an asynchronous run, on any for a synchronous one) */
+    p->num_records = vn_prof_drain(p->device, VN_PROF_TASKS, (void **)&p->records, p->num_records,
+                                   &p->cap_records, VN_PROF_MAX_SLICES, &p->records_dropped);
     vn_prof_take_blocks(p, -1, 0, 0); /* those outside nodes: stream tasks */
     atomic_store(&vn_prof_hook_active, NULL);
     vn_ctr_pause(); /* the events stay on for the next run: vn_profiler_destroy releases them */

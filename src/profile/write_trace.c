@@ -161,10 +161,10 @@ vn_status vn_profiler_write_trace(const vn_profiler *p, const char *path)
     int64_t block_runs = p->runs < VN_PROF_BLOCK_RUNS ? p->runs : VN_PROF_BLOCK_RUNS;
     fprintf(f,
             "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"runs\":%lld,\"block_slice_runs\":%lld,"
-            "\"blocks_dropped\":%llu,\"block_slices\":\"one per block for the first %lld of "
-            "%lld runs\"}}\n",
+            "\"blocks_dropped\":%llu,\"tasks_dropped\":%llu,\"block_slices\":\"one per block "
+            "for the first %lld of %lld runs\"}}\n",
             (long long)p->runs, (long long)block_runs, (unsigned long long)p->blocks_dropped,
-            (long long)block_runs, (long long)p->runs);
+            (unsigned long long)p->records_dropped, (long long)block_runs, (long long)p->runs);
     bool bad = ferror(f) != 0;
     if (fclose(f) != 0 || bad)
         return vn_error(VN_ERR_IO, "vn_profiler_write_trace", "error writing '%s'", path);

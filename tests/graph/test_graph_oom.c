@@ -182,26 +182,11 @@ static long fail_pass(const cycle *c, vn_device *dev, long n, vn_status *st)
     long before = atomic_load(&live);
     atomic_store(&failed_one, false);
     atomic_store(&countdown, n);
+    vn_clear_error(); /* so an error without a message of its own is seen */
     *st = one_pass(c);
     atomic_store(&countdown, 0);
     vn_mem_release_cache(dev);
     return atomic_load(&live) - before;
-}
-
-static void *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *b = malloc(*n);
-    if (b && fread(b, 1, *n, f) != *n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    return b;
 }
 
 static float *input(int64_t n, uint64_t seed)
@@ -258,7 +243,7 @@ static void test_mlp(void)
 {
     char path[1024];
     static cycle c = {.name = "mlp_tiny.onnx", .rank = 2, .dims = {0, 64}, .batch = {1, 4}};
-    c.onnx = model_path(c.name, path, sizeof path) ? NULL : read_file(path, &c.onnx_size);
+    c.onnx = model_path(c.name, path, sizeof path) ? NULL : read_all(path, &c.onnx_size);
     VT_CHECK(c.onnx, "cannot read models/mlp_tiny.onnx");
     if (c.onnx) sweep(&c);
     free(c.onnx);

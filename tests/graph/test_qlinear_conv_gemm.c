@@ -48,6 +48,7 @@ typedef struct cdata {
     uint8_t *x, *w;
     float xs, ws[64], ys;
     int32_t b[64];
+    int8_t wzpk[64]; /* w's zero point per output channel (all c->wzp unless a test sets them) */
     int64_t OH, OW, nx, nw, ny;
 } cdata;
 
@@ -64,6 +65,7 @@ static void make_data(const ccase *c, cdata *d)
     for (int64_t k = 0; k < c->K; k++) {
         d->ws[k] = 0.0013f * (float)(k % 7 + 1); /* per channel */
         d->b[k] = (int32_t)(vt_next(&r) >> 52) - 2048;
+        d->wzpk[k] = (int8_t)c->wzp;
     }
 }
 
@@ -88,7 +90,8 @@ static int64_t ref(const ccase *c, const cdata *d, int64_t i)
                         iw = ow * c->s - c->pad + kw * c->dil;
                 if (ih < 0 || ih >= c->H || iw < 0 || iw >= c->W) continue;
                 acc += (xval(c, d, ((c0 + ci) * c->H + ih) * c->W + iw) - c->xzp) *
-                       (wval(c, d, ((k * cg + ci) * c->KH + kh) * c->KW + kw) - c->wzp);
+                       (wval(c, d, ((k * cg + ci) * c->KH + kh) * c->KW + kw) -
+                        (c->w_u8 ? (uint8_t)d->wzpk[k] : d->wzpk[k]));
             }
     if (!c->qlinear) return (int32_t)acc;
     float m = d->xs * d->ws[k] / d->ys;
@@ -105,7 +108,9 @@ static void scalar_init(ob *g, const char *name, int elem, const void *v, size_t
     ob_msg(g, 5, &t);
 }
 
-static ob model(const ccase *c, const cdata *d, bool w_input)
+/* w_input: W is a graph input, not an initializer; wzp_input: so is w's
+ * zero point, per channel ([K]), while W may stay constant. */
+static ob model(const ccase *c, const cdata *d, bool w_input, bool wzp_input)
 {
     ob g = {0}, at = {0};
     int xe = c->x_i8 ? OB_INT8 : OB_UINT8, we = c->w_u8 ? OB_UINT8 : OB_INT8;
@@ -132,7 +137,10 @@ static ob model(const ccase *c, const cdata *d, bool w_input)
     }
     uint8_t xzp = (uint8_t)c->xzp, wzp = (uint8_t)c->wzp, yzp = (uint8_t)c->yzp;
     scalar_init(&g, "xzp", xe, &xzp, 1, 0, 1);
-    scalar_init(&g, "wzp", we, &wzp, 1, 0, 1);
+    if (wzp_input)
+        ob_value_info(&g, 11, "wzp", we, 1, &c->K, NULL);
+    else
+        scalar_init(&g, "wzp", we, &wzp, 1, 0, 1);
     if (c->qlinear) {
         scalar_init(&g, "xs", OB_FLOAT, &d->xs, 4, 0, 1);
         scalar_init(&g, "ys", OB_FLOAT, &d->ys, 4, 0, 1);
@@ -145,9 +153,10 @@ static ob model(const ccase *c, const cdata *d, bool w_input)
     return ob_model(&g, 13);
 }
 
-static vn_model *compile(const ccase *c, const cdata *d, bool w_input, vn_graph **gr)
+static vn_model *compile(const ccase *c, const cdata *d, bool w_input, bool wzp_input,
+                         vn_graph **gr)
 {
-    ob mb = model(c, d, w_input);
+    ob mb = model(c, d, w_input, wzp_input);
     vn_model *m = NULL;
     VT_OK(vn_graph_load_onnx_bytes(mb.p, mb.n, "qconv.onnx", NULL, gr));
     ob_free(&mb);
@@ -156,16 +165,20 @@ static vn_model *compile(const ccase *c, const cdata *d, bool w_input, vn_graph 
     return m;
 }
 
-static vn_status run(const ccase *c, const cdata *d, const vn_model *m, bool w_input, void *y)
+/* Runs m with x, and W (w_input) or w's per-channel zero point (wzp_input)
+ * as the second input. */
+static vn_status run(const ccase *c, const cdata *d, const vn_model *m, bool w_input,
+                     bool wzp_input, void *y)
 {
     vn_dtype xdt = c->x_i8 ? VN_I8 : VN_U8, wdt = c->w_u8 ? VN_U8 : VN_I8;
     vn_dtype ydt = c->qlinear ? (c->y_i8 ? VN_I8 : VN_U8) : VN_I32;
     vn_named_tensor in[2] = {{"x", {{xdt, 4, {1, c->C, c->H, c->W}}, d->x}},
                              {"w", {{wdt, 4, {c->K, c->C / c->G, c->KH, c->KW}}, d->w}}};
+    if (wzp_input) in[1] = (vn_named_tensor){"wzp", {{wdt, 1, {c->K}}, (void *)d->wzpk}};
     vn_named_tensor out[1] = {{"y", {{ydt, 4, {1, c->K, d->OH, d->OW}}, y}}};
     vn_model_ctx *ctx = NULL;
     vn_status st = vn_model_ctx_create(m, &ctx);
-    if (st == VN_OK) st = vn_model_run(m, ctx, in, w_input ? 2 : 1, out, 1);
+    if (st == VN_OK) st = vn_model_run(m, ctx, in, w_input || wzp_input ? 2 : 1, out, 1);
     vn_model_ctx_destroy(ctx);
     return st;
 }
@@ -188,6 +201,13 @@ static vn_model *save_load(const vn_model *m, vn_model_file_info *fi)
     return l;
 }
 
+static int count_wrong(const ccase *c, const cdata *d, const void *y)
+{
+    int bad = 0;
+    for (int64_t i = 0; i < d->ny; i++) bad += yval(c, y, i) != ref(c, d, i);
+    return bad;
+}
+
 static void check_case(const ccase *c)
 {
     cdata d;
@@ -195,18 +215,18 @@ static void check_case(const ccase *c)
     size_t yb = (size_t)d.ny * (c->qlinear ? 1 : 4);
     uint8_t *y = calloc(1, yb), *y2 = calloc(1, yb), *y3 = calloc(1, yb);
     vn_graph *g1 = NULL, *g2 = NULL;
-    vn_model *m = compile(c, &d, false, &g1), *mi = compile(c, &d, true, &g2), *l = NULL;
+    vn_model *m = compile(c, &d, false, false, &g1), *mi = compile(c, &d, true, false, &g2),
+             *l = NULL;
     if (m && mi) {
-        VT_OK(run(c, &d, m, false, y));
-        int bad = 0;
-        for (int64_t i = 0; i < d.ny; i++) bad += yval(c, y, i) != ref(c, &d, i);
+        VT_OK(run(c, &d, m, false, false, y));
+        int bad = count_wrong(c, &d, y);
         VT_CHECK(bad == 0, "%s: %d of %lld elements differ from the reference", c->name, bad,
                  (long long)d.ny);
-        VT_OK(run(c, &d, mi, true, y2));
+        VT_OK(run(c, &d, mi, true, false, y2));
         VT_CHECK(!memcmp(y, y2, yb), "%s: W as an input differs", c->name);
         vn_model_file_info fi = {0};
         l = save_load(m, &fi);
-        if (l) VT_OK(run(c, &d, l, false, y3));
+        if (l) VT_OK(run(c, &d, l, false, false, y3));
         VT_CHECK(l && !memcmp(y, y3, yb), "%s: the loaded .vnm differs", c->name);
         /* W packed, not raw: the same raw bytes as the model without W */
         vn_model_file_info fi2 = {0};
@@ -228,8 +248,38 @@ static void test_cases(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_case(&cases[i]);
 }
 
+/* W constant but its zero point a graph input: the plan cannot know whether
+ * a run takes the GEMM (one zero point) or the scalar loops (one per
+ * channel), so W must stay raw for the latter — in the compiled model and in
+ * a loaded .vnm alike. */
+static void test_wzp_input(void)
+{
+    const ccase *c = &cases[0];
+    cdata d;
+    make_data(c, &d);
+    uint8_t *y = calloc(1, (size_t)d.ny);
+    vn_graph *g = NULL;
+    vn_model *m = compile(c, &d, false, true, &g), *l = NULL;
+    vn_model_file_info fi = {0};
+    if (m) l = save_load(m, &fi);
+    const vn_model *ms[2] = {m, l};
+    for (int k = 0; k < 2 && l; k++) {
+        memset(d.wzpk, 3, sizeof d.wzpk); /* one value: the GEMM */
+        VT_OK(run(c, &d, ms[k], false, true, y));
+        VT_CHECK(count_wrong(c, &d, y) == 0, "model %d, one w zero point: wrong outputs", k);
+        for (int64_t i = 0; i < c->K; i++) d.wzpk[i] = (int8_t)(i % 3 - 1);
+        VT_OK(run(c, &d, ms[k], false, true, y)); /* per channel: the scalar loops */
+        VT_CHECK(count_wrong(c, &d, y) == 0, "model %d, per-channel w zero points: wrong", k);
+    }
+    vn_model_destroy(l);
+    vn_model_destroy(m);
+    vn_graph_destroy(g);
+    free(y), free(d.x), free(d.w);
+}
+
 int main(void)
 {
     VT_RUN(test_cases);
+    VT_RUN(test_wzp_input);
     return vt_summary();
 }

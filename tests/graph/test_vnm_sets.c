@@ -172,22 +172,6 @@ static void test_writer_refuses(void)
 
 /* ---- malformed set files ---- */
 
-static uint8_t *read_all(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(*n);
-    if (b && fread(b, 1, *n, f) != *n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    return b;
-}
-
 /* Re-seal the set header hash after a deliberate change, so the checks
  * behind it are reached. */
 static void reseal(uint8_t *b)
@@ -247,10 +231,19 @@ static void test_malformed(void)
     expect_reject(b, n, bad, "0 models");
 
     memcpy(b, good, n);
-    uint64_t past = n; /* model 1 starts at the end of the file */
+    uint64_t past =
+        (n + VNM_SET_ALIGN - 1) / VNM_SET_ALIGN * VNM_SET_ALIGN; /* aligned, past the end */
     memcpy(b + sizeof(vnm_set_header) + 16, &past, 8);
     reseal(b);
-    expect_reject(b, n, bad, "model 1");
+    expect_reject(b, n, bad, "model 1: ");
+    VT_CONTAINS(vn_last_error(), "run past the end");
+
+    memcpy(b, good, n);
+    uint64_t huge = UINT64_MAX - 8; /* model 1's size: offset + size wraps */
+    memcpy(b + sizeof(vnm_set_header) + 24, &huge, 8);
+    reseal(b);
+    expect_reject(b, n, bad, "run past the end");
+    VT_CONTAINS(vn_last_error(), "vn_model_set_load");
 
     memcpy(b, good, n);
     uint64_t overlap = 0; /* model 1 over the header */

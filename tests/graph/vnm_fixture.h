@@ -1,11 +1,12 @@
 /*
  * vnm_fixture.h — what the .vnm tests share: the bundled models' paths, a
- * per-process temporary file name, and comparing two models' runs byte for
+ * per-process temporary file name, reading a whole file, and comparing two models' runs byte for
  * byte (a loaded model against the model that was saved).
  */
 #ifndef VINCI_TEST_VNM_FIXTURE_H
 #define VINCI_TEST_VNM_FIXTURE_H
 
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +23,23 @@ static inline int model_path(const char *file, char *buf, size_t size)
     if (!f) return -1;
     fclose(f);
     return 0;
+}
+
+/* A whole file, malloc'ed (NULL when it cannot be read). */
+static inline uint8_t *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(*n);
+    if (b && fread(b, 1, *n, f) != *n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    return b;
 }
 
 static inline void tmp_path(char *buf, size_t size, const char *tag)

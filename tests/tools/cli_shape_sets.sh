@@ -3,7 +3,8 @@
 # one .vnm with models for batch 1, 4 and 16; `vinci run` picks the batch-4
 # model for the bundled batch-4 input and writes exactly what running the
 # .onnx writes; `vinci info` lists the three sets; `vinci bench` picks by
-# --input-shape; an input shape the file lacks is refused with the sets named.
+# --input-shape; an input shape the file lacks is refused with the sets named;
+# more shapes than a model takes (--input-shape's plus a set's) are refused.
 set -euo pipefail
 vinci=$1
 models=$2
@@ -39,4 +40,16 @@ if "$vinci" run "$tmp/no4.vnm" --input x="$models/mlp_tiny_input.npy" --output-d
 fi
 grep -q "no model was compiled for x\[4,64\]" "$tmp/err.txt" || fail "error: $(cat "$tmp/err.txt")"
 grep -q "f32\[8,64\]" "$tmp/err.txt" || fail "the error does not list the file's sets"
+many=()
+for i in $(seq 64); do many+=(--input-shape "i$i:1"); done
+if "$vinci" compile "$models/mlp_tiny.onnx" -o "$tmp/many.vnm" --shape-set x:1,64 "${many[@]}" \
+    2>"$tmp/err.txt"; then
+    fail "65 shapes in one set were accepted"
+fi
+grep -q "shape set 1 has 65 shapes" "$tmp/err.txt" || fail "error: $(cat "$tmp/err.txt")"
+long=$(printf 'x%d:1;' $(seq 65))
+if "$vinci" compile "$models/mlp_tiny.onnx" -o "$tmp/many.vnm" --shape-set "${long%;}" \
+    2>"$tmp/err.txt"; then
+    fail "a set of 65 shapes was accepted"
+fi
 echo "cli_shape_sets: ok"
