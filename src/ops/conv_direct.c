@@ -14,6 +14,11 @@
  * read from memory once instead of once per block group (SqueezeNet's
  * 3-channel 224x224 stem: 2 passes over a 3.2 MB input became 1).
  *
+ * A 1x1 unpadded convolution is flat: the H*W pixels are one row, cut in
+ * chunks of FLAT. A strided one (ResNet's downsampling) gathers each chunk's
+ * pixels into L1 first, so its register blocks are 14 pixels wide even on a
+ * 7-wide map.
+ *
  * The kernels read the input and weights straight from global memory: on a
  * CPU the caches do what the copy engine does for a tile, and the register
  * blocking (not a UB copy) is what makes the data reuse. Rows with column
@@ -42,7 +47,8 @@ typedef struct direct_args {
     int64_t ncb_max, kg1, cg1, pairs, tiles;
     int64_t rows;      /* direct: tiles per (image, block group): OH, or pixel chunks (flat);
                           depthwise: output rows per tile (band) */
-    bool flat;         /* 1x1, stride 1, unpadded: H*W is one row, cut in FLAT chunks */
+    bool flat;         /* 1x1, unpadded: H*W is one row, cut in FLAT chunks */
+    bool gather;       /* flat chunks copied into L1 (bf16: converted; f32: a strided 1x1) */
     bool rows_outer;   /* direct, G = 1: tiles ordered (image, row, block group) */
     bool x_plain;      /* x is NCHW with C <= 16 (conv.h): the kernels' plain variant */
     int64_t pad_w;     /* > 0: width of the zero-padded row copies in UB (pixels) */
@@ -63,9 +69,9 @@ typedef struct row_copy {
 /* rows_outer when the weights stay in L1/L2 beside a few input rows and the input is beyond L2 */
 #define ROWS_OUTER_MAX_W (64 * 1024)
 #define ROWS_OUTER_MIN_X (1024 * 1024)
-/* bf16 flat chunks go outside the block groups while all bf16 weights take
- * half an L2 or less (512 KiB where the L2 size is unknown) */
-static int64_t bf16_chunk_outer_max_w(void)
+/* Gathered flat chunks go outside the block groups while all the weights
+ * take half an L2 or less (512 KiB where the L2 size is unknown). */
+static int64_t chunk_outer_max_w(void)
 {
     int32_t l2 = vn_cpu_features_get()->l2_bytes;
     return l2 > 0 ? l2 / 2 : 512 * 1024;
@@ -136,24 +142,27 @@ static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t i
                     (char *)buf + (size_t)(ib * rows + r) * row_bytes);
 }
 
-/* A bf16 flat chunk: the input pixels of output pixels [p0, p0 + n) of nb
- * channel blocks, [nb][FLAT][16]; a strided 1x1 picks every sh-th row and
- * sw-th column, so the chunk is a unit-stride 1x1 again. */
-static void convert_chunk(const direct_args *d, const float *x, int64_t nb, int64_t p0, int64_t n,
-                          uint16_t *buf)
+/* A gathered flat chunk: the input pixels of output pixels [p0, p0 + n) of
+ * nb channel blocks, [nb][FLAT][16] (f32, or converted to bf16); a strided
+ * 1x1 picks every sh-th row and sw-th column, so the chunk is a unit-stride
+ * 1x1 again, and a register block covers 14 output pixels however short the
+ * output rows are (a 7-wide row would read every weight for 7 pixels). */
+static void gather_chunk(const direct_args *d, const float *x, int64_t nb, int64_t p0, int64_t n,
+                         void *buf)
 {
     const vn_conv_geom *g = &d->p->g;
     int64_t plane = g->IH * g->IW;
+    size_t px = VN_C0 * (d->bf16 ? 2 : 4);
     for (int64_t ib = 0; ib < nb; ib++) {
         const float *xb = x + ib * plane * VN_C0;
-        uint16_t *dst = buf + ib * FLAT * VN_C0;
+        char *dst = (char *)buf + (size_t)(ib * FLAT) * px;
         if (g->sh == 1 && g->sw == 1) {
             put(d, dst, xb + p0 * VN_C0, n * VN_C0);
             continue;
         }
         for (int64_t q = 0; q < n; q++) {
             int64_t oh = (p0 + q) / g->OW, ow = (p0 + q) % g->OW;
-            put(d, dst + q * VN_C0, xb + (oh * g->sh * g->IW + ow * g->sw) * VN_C0, VN_C0);
+            put(d, dst + (size_t)q * px, xb + (oh * g->sh * g->IW + ow * g->sw) * VN_C0, VN_C0);
         }
     }
 }
@@ -200,9 +209,9 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
     void *buf = rc ? rc->buf : NULL;
     const vn_conv_geom *g = &d->p->g;
     *ih0 = oh * g->sh - g->pt;
-    if (d->flat && buf) { /* bf16: chunk oh converted into L1, [nb][FLAT][16] */
+    if (d->gather) { /* chunk oh gathered into L1, [nb][FLAT][16] */
         int64_t p0 = oh * FLAT, n = vn_ops_min(FLAT, g->OH * g->OW - p0);
-        if (rc->x != x || rc->ih0 != oh) convert_chunk(d, x, nb, p0, n, buf);
+        if (rc->x != x || rc->ih0 != oh) gather_chunk(d, x, nb, p0, n, buf);
         rc->x = x, rc->ih0 = oh;
         *xa = buf, *x_bstride = FLAT * VN_C0, *ih0 = 0, *pl = 0, *rstride = 0, *row0 = 0;
         return;
@@ -327,9 +336,9 @@ static void conv_kernel(vn_core *core, const void *args)
     vn_ops_split(d->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
     bool dw = d->p->algo == VN_CONV_ALGO_DEPTHWISE;
     row_copy rc = {NULL, NULL, 0};
-    /* row copies in UB; a bf16 flat chunk of every input block in L1, the cube's staging */
-    vn_position pos = d->bf16 && d->flat ? VN_B1 : VN_VECCALC;
-    if (d->pad_w > 0 || (d->bf16 && d->flat))
+    /* row copies in UB; a gathered flat chunk of every input block in L1, the cube's staging */
+    vn_position pos = d->gather ? VN_B1 : VN_VECCALC;
+    if (d->pad_w > 0 || d->gather)
         rc.buf = vn_ptr(void, vn_buf_new(core, pos, d->buf_elems, d->bf16 ? VN_U16 : VN_F32));
     int64_t held = -1; /* the weights the previous tile read */
     for (int64_t t = begin; t < end; t++) {
@@ -351,7 +360,7 @@ static int64_t arena_room(const vn_conv_plan *p, vn_arena arena)
     return vn_device_arena_size(p->device, arena) - VN_OPS_UB_MARGIN;
 }
 
-/* 1x1, unpadded, any stride: in bf16 a flat chunk (gathered unit-stride). */
+/* 1x1, unpadded, any stride: flat chunks (a strided one gathered unit-stride). */
 static bool is_pointwise(const vn_conv_geom *g)
 {
     return g->KH == 1 && g->KW == 1 && g->pt == 0 && g->pl == 0 && g->pb == 0 && g->pr == 0;
@@ -363,11 +372,19 @@ static bool is_flat(const vn_conv_geom *g)
     return is_pointwise(g) && g->sh == 1 && g->sw == 1;
 }
 
+/* A flat chunk of every input block of a group, es bytes a value, fits L1. */
+static bool chunk_fits(const vn_conv_plan *p, int64_t es)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t nb = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
+    return nb * FLAT * VN_C0 * es <= arena_room(p, VN_ARENA_L1);
+}
+
 bool vn_conv_bf16_fits(const vn_conv_plan *p)
 {
     const vn_conv_geom *g = &p->g;
     int64_t nb = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
-    if (is_pointwise(g)) return nb * FLAT * VN_C0 * 2 <= arena_room(p, VN_ARENA_L1);
+    if (is_pointwise(g)) return chunk_fits(p, 2);
     /* another unpadded strided conv reads its input in place in f32; in bf16 each row
      * would be converted once per block group */
     return column_padded(g) && pad_rows_elems(g, nb) * 2 <= arena_room(p, VN_ARENA_UB);
@@ -387,7 +404,7 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
 {
     const vn_conv_geom *g = &p->g;
     int64_t es = d->bf16 ? 2 : 4, ub = arena_room(p, VN_ARENA_UB);
-    if (d->bf16 && d->flat) {
+    if (d->gather) {
         d->buf_elems = nb * FLAT * VN_C0;
         return;
     }
@@ -437,7 +454,10 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
                      .rows = g->OH};
     int64_t work; /* multiply-accumulates of one tile */
     bool dw = p->algo == VN_CONV_ALGO_DEPTHWISE;
-    d.flat = !dw && !d.x_plain && (is_flat(g) || (d.bf16 && is_pointwise(g)));
+    /* a strided 1x1 is gathered flat in f32 too, when a chunk fits L1 */
+    bool strided_1x1 = is_pointwise(g) && !is_flat(g) && (d.bf16 || chunk_fits(p, 4));
+    d.flat = !dw && !d.x_plain && (is_flat(g) || strided_1x1);
+    d.gather = d.flat && (d.bf16 || strided_1x1);
     if (d.flat) d.rows = vn_ops_div_up(g->OH * g->OW, FLAT);
     /* Depthwise does 9 FMAs per input vector it would copy: the copy costs
      * more than the two one-column border calls per row it saves. */
@@ -457,9 +477,9 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         int64_t w_bytes = d.kg1 * d.cg1 * g->KH * g->KW * VN_C0 * VN_C0 * 4;
         d.rows_outer = g->G == 1 && d.pairs > 1 && w_bytes <= ROWS_OUTER_MAX_W &&
                        p->C1 * g->IH * g->IW * VN_C0 * 4 >= ROWS_OUTER_MIN_X;
-        /* bf16 flat: a converted chunk serves every block group in turn (their
-         * bf16 weights stay in L2) instead of being converted once per group */
-        if (d.bf16 && d.flat && g->G == 1 && w_bytes / 2 <= bf16_chunk_outer_max_w())
+        /* gathered: a chunk serves every block group in turn (their weights
+         * stay in L2) instead of being gathered once per group */
+        if (d.gather && g->G == 1 && w_bytes / (d.bf16 ? 2 : 1) <= chunk_outer_max_w())
             d.rows_outer = true;
         work = (d.flat ? FLAT : g->OW) * d.ncb_max * VN_C0 * (g->C / g->G) * g->KH * g->KW;
     }
