@@ -143,6 +143,28 @@ static bool partial_in_c(const vn_gemm_plan *p, const vn_gemm_args *a)
     return d->K > p->kc;
 }
 
+/* The operands' own traffic, for the roofline: A, B (packed or not), C_in
+ * and the residual read once, C written once. The cube instructions count
+ * what each of them reads, and a tile re-reads its B block from cache for
+ * every row block (a BERT FFN MatMul counted 10x its bytes, 177 % of the
+ * memory roof); conv_direct.c counts its tensors the same way. */
+static void count_operand_bytes(const vn_gemm_plan *p, const vn_gemm_args *args,
+                                vn_kernel_counters *c)
+{
+    const vn_gemm_desc *d = &p->d;
+    int64_t mats_a = d->stride_a ? d->batch : 1, mats_b = d->stride_b ? d->batch : 1;
+    int64_t b_bytes = args->b_packed ? mats_b * p->packed_bytes
+                                     : mats_b * d->K * d->N * (int64_t)vn_dtype_size(d->b_dtype);
+    const vn_gemm_epilogue *e = &d->epi;
+    int64_t mn =
+        d->batch * d->M * d->N; /* C_in (f32) may be broadcast: a row, a column, one value */
+    int64_t c_in =
+        (d->stride_c_in ? d->batch : 1) * (e->c_in_rs ? d->M : 1) * (e->c_in_cs ? d->N : 1);
+    c->bytes_in = mats_a * d->M * d->K * (int64_t)vn_dtype_size(d->a_dtype) + b_bytes +
+                  (e->has_c_in ? c_in * 4 : 0) + (e->has_residual ? mn * 4 : 0);
+    c->bytes_out = mn * (int64_t)vn_dtype_size(d->c_dtype);
+}
+
 vn_status vn_gemm_run(const vn_gemm_plan *p, const vn_gemm_args *args)
 {
     if (!p) return vn_error(VN_ERR_INVALID_ARG, W, "plan is NULL");
@@ -191,6 +213,7 @@ vn_status vn_gemm_run(const vn_gemm_plan *p, const vn_gemm_args *args)
     vn_launch_desc ld = {gemv ? vn_gemv_kernel : vn_gemm_kernel, gemv ? "vn_gemv" : "vn_gemm",
                          blocks, &g, -1};
     st = vn_launch(p->device, &ld, args->counters);
+    if (st == VN_OK && args->counters) count_operand_bytes(p, args, args->counters);
     vn_aligned_free(work);
     free(sums);
     return st;
