@@ -15,11 +15,12 @@
 #define TABLE_NAME vn_conv_table_avx512
 #define TABLE_ISA  VN_ISA_AVX512
 
-/* X(w, ...) for w = 1 .. OWB_MAX, and 1 .. DW_OWB_MAX (instantiation lists,
- * conv_kernel.inc) */
+/* X(w, ...) for w = 1 .. OWB_MAX, 1 .. DW_OWB_MAX and (two-row blocks) 1 .. OWB_MAX / 2
+ * (instantiation lists, conv_kernel.inc) */
 // clang-format off
 #define OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__) X(12, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__)
 #define DW_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__)
+#define OWB2_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__)
 // clang-format on
 
 #define DIRECT_ROW_BF16 direct_row_bf16

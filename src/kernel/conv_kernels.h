@@ -84,6 +84,16 @@ typedef struct vn_conv_row_args {
      * which the hardware prefetchers restart at: in a model (weights come
      * from DRAM) a Winograd or 7 x 7 layer took about twice its warm time. */
     bool w_cold;
+    /* rows == 2: the call computes output rows oh and oh + 1 (0 or 1: oh
+     * only). Row oh + 1's taps start x_rstep pixels after row oh's (its
+     * first input row ih_step rows further), its outputs and residual lie
+     * y_rstride elements after row oh's. On a table with max_ow2 >= OW, a
+     * row with every column interior and both rows reaching the same taps
+     * run as one block of 2 x OW pixels, so each weight loaded feeds twice
+     * the outputs (a 7-wide map otherwise reads all of its weights per 7
+     * outputs); otherwise the rows run one after the other. */
+    int32_t rows;
+    int64_t x_rstep, ih_step, y_rstride;
 } vn_conv_row_args;
 
 /* One output row of a depthwise convolution (group = C = K) on NC1HWC0 for
@@ -111,6 +121,7 @@ typedef struct vn_conv_table {
      * the same epilogue, for inputs whose padding is materialised (every
      * column interior: pl = 0); NULL where the ISA has no bf16 dot product. */
     void (*direct_row_bf16)(const vn_conv_row_args *a);
+    int32_t max_ow2; /* the widest map direct_row runs two rows at a time (0: never) */
 } vn_conv_table;
 
 /* Taps [*lo, *hi) of a kernel extent k (dilation d) whose input index

@@ -45,14 +45,16 @@ typedef struct direct_args {
     const float *x, *w, *bias, *res;
     float *y;
     int64_t ncb_max, kg1, cg1, pairs, tiles;
-    int64_t rows;      /* direct: tiles per (image, block group): OH, or pixel chunks (flat);
-                          depthwise: output rows per tile (band) */
-    bool flat;         /* 1x1, unpadded: H*W is one row, cut in FLAT chunks */
-    bool gather;       /* flat chunks copied into L1 (bf16: converted; f32: a strided 1x1) */
-    bool rows_outer;   /* direct, G = 1: tiles ordered (image, row, block group) */
-    bool x_plain;      /* x is NCHW with C <= 16 (conv.h): the kernels' plain variant */
-    int64_t pad_w;     /* > 0: width of the zero-padded row copies in UB (pixels) */
-    bool pad_img;      /* the copies hold every input row (a small map), not one tile's */
+    int64_t rows;    /* direct: tiles per (image, block group): OH, or pixel chunks (flat);
+                        depthwise: output rows per tile (band) */
+    bool flat;       /* 1x1, unpadded: H*W is one row, cut in FLAT chunks */
+    bool gather;     /* flat chunks copied into L1 (bf16: converted; f32: a strided 1x1) */
+    bool rows_outer; /* direct, G = 1: tiles ordered (image, row, block group) */
+    bool rows2;      /* a tile is two output rows (a narrow map: vn_conv_row_args.rows) */
+    bool x_plain;    /* x is NCHW with C <= 16 (conv.h): the kernels' plain variant */
+    int64_t pad_w;   /* > 0: width of the zero-padded row copies in UB (pixels) */
+    bool pad_img;    /* the copies hold every input row (a small map), not one tile's */
+    int64_t img_top, img_rows; /* pad_img: zero rows above the image's, rows in all */
     bool bf16;         /* bf16 operands (plan->bf16): the copies are bf16, every input is copied */
     int64_t buf_elems; /* elements (f32, or bf16) of the row copies */
 } direct_args;
@@ -127,19 +129,25 @@ static void pad_row(const direct_args *d, const float *x, int64_t ib, int64_t ih
 /* Copy the input rows of taps [kh_lo, kh_hi) of `nb` channel blocks (of the
  * C channels of a plain input) into buf, zero-padded (pad_row): the kernel
  * then sees no column padding. Layout of buf: [nb][KH][pad_w][16] (plain:
- * [C][KH][pad_w]); with pad_img, every row of the image instead,
- * [nb][IH][pad_w][16], copied once for all the tiles of a block. */
+ * [C][KH][pad_w]); with pad_img, every row of the image instead, below
+ * img_top zero rows and followed by zero rows up to img_rows,
+ * [nb][img_rows][pad_w][16], copied once for all the tiles of a block. */
 static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t ih0, void *buf)
 {
     const vn_conv_geom *g = &d->p->g;
-    int64_t kh_lo = 0, kh_hi = g->IH, rows = g->IH, W = d->pad_w;
+    int64_t kh_lo = 0, kh_hi = d->img_rows, rows = d->img_rows, W = d->pad_w;
     size_t row_bytes = (size_t)(W * pixel_elems(d)) * (d->bf16 ? 2 : 4);
     if (d->x_plain) nb = g->C;
     if (!d->pad_img) rows_inside(g, ih0, &kh_lo, &kh_hi), rows = g->KH;
     for (int64_t ib = 0; ib < nb; ib++)
-        for (int64_t r = kh_lo; r < kh_hi; r++)
-            pad_row(d, x, ib, d->pad_img ? r : ih0 + r * g->dh,
-                    (char *)buf + (size_t)(ib * rows + r) * row_bytes);
+        for (int64_t r = kh_lo; r < kh_hi; r++) {
+            char *dst = (char *)buf + (size_t)(ib * rows + r) * row_bytes;
+            int64_t ih = d->pad_img ? r - d->img_top : ih0 + r * g->dh;
+            if (ih < 0 || ih >= g->IH)
+                memset(dst, 0, row_bytes); /* a zero row of the image copy */
+            else
+                pad_row(d, x, ib, ih, dst);
+        }
 }
 
 /* A gathered flat chunk: the input pixels of output pixels [p0, p0 + n) of
@@ -204,7 +212,7 @@ static int64_t pad_rows_elems(const vn_conv_geom *g, int64_t nb)
  * at output column range [c0, c0 + cols) for flat chunks. */
 static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t oh, row_copy *rc,
                        const void **xa, int64_t *x_bstride, int64_t *row0, int64_t *rstride,
-                       int64_t *IW, int64_t *pl, int64_t *ih0)
+                       int64_t *IH, int64_t *IW, int64_t *pl, int64_t *ih0)
 {
     void *buf = rc ? rc->buf : NULL;
     const vn_conv_geom *g = &d->p->g;
@@ -224,7 +232,8 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
     if (buf && d->pad_img) { /* the whole image, copied at the block's first tile of it */
         if (rc->x != x) pad_rows(d, x, nb, 0, buf);
         rc->x = x;
-        *xa = buf, *x_bstride = g->IH * d->pad_w * VN_C0, *row0 = *ih0 * d->pad_w;
+        *ih0 += d->img_top, *IH = d->img_rows; /* the copy's rows, zero rows included */
+        *xa = buf, *x_bstride = d->img_rows * d->pad_w * VN_C0, *row0 = *ih0 * d->pad_w;
         *rstride = g->dh * d->pad_w, *IW = d->pad_w, *pl = 0;
         return;
     }
@@ -263,14 +272,15 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     int64_t taps = g->KH * g->KW, plane = g->OH * g->OW * VN_C0;
     vn_conv_row_args a = {0};
     ROW_GEOMETRY(a, g);
+    if (d->rows2) oh *= 2; /* tile oh is rows 2 oh and 2 oh + 1 */
     int64_t col0 = d->flat ? oh * FLAT : 0, pix = oh * g->OW;
     if (d->flat) a.OW = a.IW = vn_ops_min(FLAT, g->OH * g->OW - col0), a.IH = 1, pix = col0;
     if (d->flat) a.sw = a.dw = 1; /* a strided bf16 chunk is gathered unit-stride */
     const float *xg = d->x_plain ? d->x + n * g->C * g->IH * g->IW
                                  : d->x + ((n * p->C1 + grp * d->cg1) * g->IH * g->IW) * VN_C0;
     const void *xa = NULL;
-    place_rows(d, xg, d->cg1, oh, rc, &xa, &a.x_bstride, &a.x_row0, &a.x_rstride, &a.IW, &a.pl,
-               &a.ih0);
+    place_rows(d, xg, d->cg1, oh, rc, &xa, &a.x_bstride, &a.x_row0, &a.x_rstride, &a.IH, &a.IW,
+               &a.pl, &a.ih0);
     if (d->bf16)
         a.x16 = xa, a.w16 = (const uint16_t *)d->w + ob * d->cg1 * taps * VN_C0 * VN_C0;
     else
@@ -290,12 +300,18 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     a.res_bstride = plane;
     a.epi = p->epi;
     a.w_cold = cold;
+    a.rows = d->rows2 && oh + 1 < g->OH ? 2 : 1;
+    /* the next row's taps: sh rows of the copy of the whole image, or of the input */
+    a.ih_step = g->sh, a.x_rstep = g->sh * (d->pad_img ? d->pad_w : g->IW);
+    a.y_rstride = g->OW * VN_C0;
     if (d->bf16)
         d->t->direct_row_bf16(&a);
     else
         d->t->direct_row(&a);
-    if (ob + ncb == p->K1 && g->K % VN_C0) clear_tail(p, a.y + (ncb - 1) * plane, a.OW);
-    vn_core_count_macs(core, d->bf16 ? VN_BF16 : VN_F32, a.OW * ncb * VN_C0 * (g->C / g->G) * taps);
+    if (ob + ncb == p->K1 && g->K % VN_C0)
+        clear_tail(p, a.y + (ncb - 1) * plane, a.rows * a.OW); /* the rows are contiguous */
+    vn_core_count_macs(core, d->bf16 ? VN_BF16 : VN_F32,
+                       a.rows * a.OW * ncb * VN_C0 * (g->C / g->G) * taps);
 }
 
 /* Rows [oh0, oh1) of channel block c1 of image n: one tile, so the tile
@@ -318,7 +334,7 @@ static void dw_tile(vn_core *core, const direct_args *d, int64_t t)
     for (int64_t oh = band * d->rows; oh < oh1; oh++) {
         int64_t bstride = 0;
         const void *xa = NULL;
-        place_rows(d, xc, 1, oh, NULL, &xa, &bstride, &a.x_row0, &a.x_rstride, &a.IW, &a.pl,
+        place_rows(d, xc, 1, oh, NULL, &xa, &bstride, &a.x_row0, &a.x_rstride, &a.IH, &a.IW, &a.pl,
                    &a.ih0);
         a.x = xa;
         a.y = yc + oh * g->OW * VN_C0;
@@ -423,6 +439,21 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
     if (g->KH > g->sh && img * es <= ub) d->pad_img = true, d->buf_elems = img;
 }
 
+/* Zero rows above and below the image copy, so that every output row
+ * reaches all KH taps inside it: the two rows of a tile then always run as
+ * one block (the top and bottom rows' clipped taps would split their pairs;
+ * the zero taps cost 2 of 21 row-taps of a 7 x 7 map). Kept as it is when
+ * the larger copy would not fit UB. */
+static void pad_image_rows(const vn_conv_plan *p, direct_args *d)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t last = (g->OH - 1) * g->sh - g->pt + (g->KH - 1) * g->dh; /* the last tap row */
+    int64_t rows = g->pt + g->IH + vn_ops_max(0, last - (g->IH - 1));
+    int64_t elems = d->cg1 * rows * d->pad_w * VN_C0;
+    if (elems * 4 > arena_room(p, VN_ARENA_UB)) return;
+    d->img_top = g->pt, d->img_rows = rows, d->buf_elems = elems;
+}
+
 /* The tensors' own traffic, for the roofline: input, packed weights and
  * residual once, output once. (The kernels read them from global memory in
  * place; what their tiles re-read from cache, and the UB row copies, would
@@ -451,7 +482,8 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
                      .y = y,
                      .x_plain = p->x_plain,
                      .bf16 = p->bf16,
-                     .rows = g->OH};
+                     .rows = g->OH,
+                     .img_rows = g->IH};
     int64_t work; /* multiply-accumulates of one tile */
     bool dw = p->algo == VN_CONV_ALGO_DEPTHWISE;
     /* a strided 1x1 is gathered flat in f32 too, when a chunk fits L1 */
@@ -481,8 +513,15 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
          * stay in L2) instead of being gathered once per group */
         if (d.gather && g->G == 1 && w_bytes / (d.bf16 ? 2 : 1) <= chunk_outer_max_w())
             d.rows_outer = true;
-        work = (d.flat ? FLAT : g->OW) * d.ncb_max * VN_C0 * (g->C / g->G) * g->KH * g->KW;
+        /* a narrow map's tiles are pairs of rows (read in place, or from a copy of
+         * the whole image: a per-row copy holds one row's taps only) */
+        d.rows2 = !d.flat && !d.bf16 && !d.x_plain && g->OW <= d.t->max_ow2 && g->OH > 1 &&
+                  (d.pad_w == 0 || d.pad_img);
+        if (d.rows2 && d.pad_img) pad_image_rows(p, &d);
+        work = (d.flat ? FLAT : g->OW * (d.rows2 ? 2 : 1)) * d.ncb_max * VN_C0 * (g->C / g->G) *
+               g->KH * g->KW;
     }
+    if (d.rows2) d.rows = vn_ops_div_up(g->OH, 2), d.tiles = g->N * g->G * d.pairs * d.rows;
     if (d.tiles == 0) return VN_OK;
     /* A tile of `work` MACs counts as work/8 elements for the hand-off rule. */
     int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / 8));

@@ -70,6 +70,11 @@ static const cc cases[] = {
     C2(1, 40, 7, 7, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
     C2(1, 64, 14, 13, 110, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
     C2(1, 48, 7, 8, 64, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),
+    /* two output rows per block (vn_conv_row_args.rows): in place and unpadded with
+     * an odd row count, dilated, stride 2 from a zero-row-padded image copy */
+    C2(1, 32, 9, 6, 20, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+    C2(1, 24, 9, 7, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1),
+    C2(1, 20, 13, 13, 18, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
 };
 
 static const cc auto_cases[] = {
