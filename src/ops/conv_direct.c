@@ -55,6 +55,7 @@ typedef struct direct_args {
     int64_t pad_w;   /* > 0: width of the zero-padded row copies in UB (pixels) */
     bool pad_img;    /* the copies hold every input row (a small map), not one tile's */
     int64_t img_top, img_rows; /* pad_img: zero rows above the image's, rows in all */
+    int64_t copy_rows;         /* per-tile copies: KH tap rows, or (rows2) the rows both reach */
     bool bf16;         /* bf16 operands (plan->bf16): the copies are bf16, every input is copied */
     int64_t buf_elems; /* elements (f32, or bf16) of the row copies */
 } direct_args;
@@ -129,7 +130,9 @@ static void pad_row(const direct_args *d, const float *x, int64_t ib, int64_t ih
 /* Copy the input rows of taps [kh_lo, kh_hi) of `nb` channel blocks (of the
  * C channels of a plain input) into buf, zero-padded (pad_row): the kernel
  * then sees no column padding. Layout of buf: [nb][KH][pad_w][16] (plain:
- * [C][KH][pad_w]); with pad_img, every row of the image instead, below
+ * [C][KH][pad_w]); for two-row tiles (rows2), the copy_rows consecutive
+ * input rows from ih0 that both rows' taps reach; with pad_img, every row of
+ * the image instead, below
  * img_top zero rows and followed by zero rows up to img_rows,
  * [nb][img_rows][pad_w][16], copied once for all the tiles of a block. */
 static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t ih0, void *buf)
@@ -138,11 +141,12 @@ static void pad_rows(const direct_args *d, const float *x, int64_t nb, int64_t i
     int64_t kh_lo = 0, kh_hi = d->img_rows, rows = d->img_rows, W = d->pad_w;
     size_t row_bytes = (size_t)(W * pixel_elems(d)) * (d->bf16 ? 2 : 4);
     if (d->x_plain) nb = g->C;
-    if (!d->pad_img) rows_inside(g, ih0, &kh_lo, &kh_hi), rows = g->KH;
+    if (!d->pad_img && !d->rows2) rows_inside(g, ih0, &kh_lo, &kh_hi), rows = g->KH;
+    if (!d->pad_img && d->rows2) kh_hi = rows = d->copy_rows;
     for (int64_t ib = 0; ib < nb; ib++)
         for (int64_t r = kh_lo; r < kh_hi; r++) {
             char *dst = (char *)buf + (size_t)(ib * rows + r) * row_bytes;
-            int64_t ih = d->pad_img ? r - d->img_top : ih0 + r * g->dh;
+            int64_t ih = d->pad_img ? r - d->img_top : ih0 + r * (d->rows2 ? 1 : g->dh);
             if (ih < 0 || ih >= g->IH)
                 memset(dst, 0, row_bytes); /* a zero row of the image copy */
             else
@@ -240,7 +244,8 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
     if (buf) {
         if (rc->x != x || rc->ih0 != *ih0) pad_rows(d, x, nb, *ih0, buf);
         rc->x = x, rc->ih0 = *ih0;
-        *xa = buf, *x_bstride = g->KH * d->pad_w * VN_C0, *row0 = 0, *rstride = d->pad_w;
+        *xa = buf, *x_bstride = d->copy_rows * d->pad_w * VN_C0, *row0 = 0;
+        *rstride = (d->rows2 ? g->dh : 1) * d->pad_w; /* rows2: every row from ih0 */
         *IW = d->pad_w, *pl = 0;
         return;
     }
@@ -302,7 +307,7 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     a.w_cold = cold;
     a.rows = d->rows2 && oh + 1 < g->OH ? 2 : 1;
     /* the next row's taps: sh rows of the copy of the whole image, or of the input */
-    a.ih_step = g->sh, a.x_rstep = g->sh * (d->pad_img ? d->pad_w : g->IW);
+    a.ih_step = g->sh, a.x_rstep = g->sh * (d->pad_w > 0 ? d->pad_w : g->IW);
     a.y_rstride = g->OW * VN_C0;
     if (d->bf16)
         d->t->direct_row_bf16(&a);
@@ -431,12 +436,25 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
     }
     bool any = d->bf16 || (!d->flat && column_padded(g));
     int64_t elems = pad_rows_elems(g, nb), width = elems / (nb * g->KH * VN_C0);
-    if (!any || elems * es > ub) return;
+    if (!any) return; /* read in place, two rows at a time where narrow */
+    if (elems * es > ub) {
+        d->rows2 = false; /* in place with column padding: the rows' border blocks */
+        return;
+    }
     d->pad_w = width, d->buf_elems = elems;
     /* a small map whose taps overlap (KH > sh) is copied once per block, not per tile:
      * each tile would copy KH rows of it again */
     int64_t img = nb * g->IH * width * VN_C0;
-    if (g->KH > g->sh && img * es <= ub) d->pad_img = true, d->buf_elems = img;
+    if (g->KH > g->sh && img * es <= ub) {
+        d->pad_img = true, d->buf_elems = img;
+        return;
+    }
+    /* two-row tiles copy the rows both rows' taps reach, consecutive */
+    int64_t span = (g->KH - 1) * g->dh + 1 + g->sh, two = nb * span * width * VN_C0;
+    if (d->rows2 && two * es <= ub)
+        d->copy_rows = span, d->buf_elems = two;
+    else
+        d->rows2 = false;
 }
 
 /* Zero rows above and below the image copy, so that every output row
@@ -483,7 +501,8 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
                      .x_plain = p->x_plain,
                      .bf16 = p->bf16,
                      .rows = g->OH,
-                     .img_rows = g->IH};
+                     .img_rows = g->IH,
+                     .copy_rows = g->KH};
     int64_t work; /* multiply-accumulates of one tile */
     bool dw = p->algo == VN_CONV_ALGO_DEPTHWISE;
     /* a strided 1x1 is gathered flat in f32 too, when a chunk fits L1 */
@@ -491,6 +510,9 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
     d.flat = !dw && !d.x_plain && (is_flat(g) || strided_1x1);
     d.gather = d.flat && (d.bf16 || strided_1x1);
     if (d.flat) d.rows = vn_ops_div_up(g->OH * g->OW, FLAT);
+    /* a narrow map's tiles are pairs of rows (vn_conv_row_args.rows), where
+     * plan_padding finds their input rows a copy (or none is needed) */
+    d.rows2 = !dw && !d.flat && !d.bf16 && !d.x_plain && g->OW <= d.t->max_ow2 && g->OH > 1;
     /* Depthwise does 9 FMAs per input vector it would copy: the copy costs
      * more than the two one-column border calls per row it saves. */
     if (!dw) plan_padding(p, &d, g->G == 1 ? p->C1 : g->C / g->G / VN_C0);
@@ -513,10 +535,6 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
          * stay in L2) instead of being gathered once per group */
         if (d.gather && g->G == 1 && w_bytes / (d.bf16 ? 2 : 1) <= chunk_outer_max_w())
             d.rows_outer = true;
-        /* a narrow map's tiles are pairs of rows (read in place, or from a copy of
-         * the whole image: a per-row copy holds one row's taps only) */
-        d.rows2 = !d.flat && !d.bf16 && !d.x_plain && g->OW <= d.t->max_ow2 && g->OH > 1 &&
-                  (d.pad_w == 0 || d.pad_img);
         if (d.rows2 && d.pad_img) pad_image_rows(p, &d);
         work = (d.flat ? FLAT : g->OW * (d.rows2 ? 2 : 1)) * d.ncb_max * VN_C0 * (g->C / g->G) *
                g->KH * g->KW;
