@@ -532,8 +532,14 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         d.rows_outer = g->G == 1 && d.pairs > 1 && w_bytes <= ROWS_OUTER_MAX_W &&
                        p->C1 * g->IH * g->IW * VN_C0 * 4 >= ROWS_OUTER_MIN_X;
         /* gathered: a chunk serves every block group in turn (their weights
-         * stay in L2) instead of being gathered once per group */
-        if (d.gather && g->G == 1 && w_bytes / (d.bf16 ? 2 : 1) <= chunk_outer_max_w())
+         * stay in L2, or cost less to stream again per chunk than a gather
+         * per tile: ResNet-50's 512>1024 downsampling, 2 chunks, gathered
+         * 229 KB for each of 32 groups against 2 MB of weights) instead of
+         * being gathered once per group */
+        int64_t gathered = d.cg1 * FLAT * VN_C0 * 4;
+        if (d.gather && g->G == 1 &&
+            (w_bytes / (d.bf16 ? 2 : 1) <= chunk_outer_max_w() ||
+             (d.rows > 1 && d.pairs * gathered > w_bytes)))
             d.rows_outer = true;
         if (d.rows2 && d.pad_img) pad_image_rows(p, &d);
         work = (d.flat ? FLAT : g->OW * (d.rows2 ? 2 : 1)) * d.ncb_max * VN_C0 * (g->C / g->G) *
