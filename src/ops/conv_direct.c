@@ -47,7 +47,8 @@ typedef struct direct_args {
     int64_t ncb_max, kg1, cg1, pairs, tiles;
     int64_t rows;    /* direct: tiles per (image, block group): OH, or pixel chunks (flat);
                         depthwise: output rows per tile (band) */
-    bool flat;       /* 1x1, unpadded: H*W is one row, cut in FLAT chunks */
+    bool flat;       /* 1x1, unpadded: H*W is one row, cut in chunks */
+    int64_t chunk;   /* flat: pixels per chunk (FLAT, less when that leaves workers idle) */
     bool gather;     /* flat chunks copied into L1 (bf16: converted; f32: a strided 1x1) */
     bool rows_outer; /* direct, G = 1: tiles ordered (image, row, block group) */
     bool rows2;      /* a tile is two output rows (a narrow map: vn_conv_row_args.rows) */
@@ -69,7 +70,8 @@ typedef struct row_copy {
     int64_t ih0;
 } row_copy;
 
-#define FLAT 112 /* pixels per tile of a flattened 1x1 convolution (8 x 14 columns) */
+#define FLAT     112 /* pixels per tile of a flattened 1x1 convolution (8 x 14 columns) */
+#define FLAT_MIN 28  /* the least a chunk is cut to for more tiles (2 x 14 columns) */
 /* rows_outer when the weights stay in L1/L2 beside a few input rows and the input is beyond L2 */
 #define ROWS_OUTER_MAX_W (64 * 1024)
 #define ROWS_OUTER_MIN_X (1024 * 1024)
@@ -223,15 +225,15 @@ static void place_rows(const direct_args *d, const float *x, int64_t nb, int64_t
     const vn_conv_geom *g = &d->p->g;
     *ih0 = oh * g->sh - g->pt;
     if (d->gather) { /* chunk oh gathered into L1, [nb][FLAT][16] */
-        int64_t p0 = oh * FLAT, n = vn_ops_min(FLAT, g->OH * g->OW - p0);
+        int64_t p0 = oh * d->chunk, n = vn_ops_min(d->chunk, g->OH * g->OW - p0);
         if (rc->x != x || rc->ih0 != oh) gather_chunk(d, x, nb, p0, n, buf);
         rc->x = x, rc->ih0 = oh;
         *xa = buf, *x_bstride = FLAT * VN_C0, *ih0 = 0, *pl = 0, *rstride = 0, *row0 = 0;
         return;
     }
-    if (d->flat) { /* one pixel row: chunk oh covers pixels [oh*FLAT, ...) */
+    if (d->flat) { /* one pixel row: chunk oh covers pixels [oh*chunk, ...) */
         *xa = x, *x_bstride = g->IH * g->IW * VN_C0, *ih0 = 0, *pl = 0, *rstride = 0;
-        *row0 = oh * FLAT;
+        *row0 = oh * d->chunk;
         return;
     }
     if (buf && d->pad_img) { /* the whole image, copied at the block's first tile of it */
@@ -279,8 +281,8 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     vn_conv_row_args a = {0};
     ROW_GEOMETRY(a, g);
     if (d->rows2) oh *= 2; /* tile oh is rows 2 oh and 2 oh + 1 */
-    int64_t col0 = d->flat ? oh * FLAT : 0, pix = oh * g->OW;
-    if (d->flat) a.OW = a.IW = vn_ops_min(FLAT, g->OH * g->OW - col0), a.IH = 1, pix = col0;
+    int64_t col0 = d->flat ? oh * d->chunk : 0, pix = oh * g->OW;
+    if (d->flat) a.OW = a.IW = vn_ops_min(d->chunk, g->OH * g->OW - col0), a.IH = 1, pix = col0;
     if (d->flat) a.sw = a.dw = 1; /* a strided bf16 chunk is gathered unit-stride */
     const float *xg = d->x_plain ? d->x + n * g->C * g->IH * g->IW
                                  : d->x + ((n * p->C1 + grp * d->cg1) * g->IH * g->IW) * VN_C0;
@@ -480,6 +482,24 @@ static void pad_image_rows(const vn_conv_plan *p, direct_args *d)
     d->img_top = g->pt, d->img_rows = rows, d->buf_elems = elems;
 }
 
+/* Flat chunks: as even as whole 14-pixel register blocks allow (196
+ * pixels run as 98 + 98, not 112 + 84, which leaves one of 2 workers idle
+ * for 14 % of the layer), then halved down to FLAT_MIN pixels while there
+ * are fewer than 4 tiles per worker (MobileNetV2's 960 > 160 at 7 x 7: 49
+ * pixels and 5 block groups, which 2 workers would split 3 : 2). */
+static void plan_chunks(direct_args *d, int32_t workers)
+{
+    const vn_conv_geom *g = &d->p->g;
+    int64_t pixels = g->OH * g->OW, per_chunk = g->N * g->G * d->pairs, chunk = FLAT;
+    for (;;) {
+        int64_t even = vn_ops_div_up(pixels, vn_ops_div_up(pixels, chunk));
+        d->chunk = vn_ops_min(chunk, vn_ops_div_up(even, 14) * 14);
+        d->rows = vn_ops_div_up(pixels, d->chunk);
+        if (workers <= 1 || chunk <= FLAT_MIN || per_chunk * d->rows >= 4 * workers) return;
+        chunk = vn_ops_max(FLAT_MIN, (chunk / 2 + 13) / 14 * 14);
+    }
+}
+
 /* The tensors' own traffic, for the roofline: input, packed weights and
  * residual once, output once. (The kernels read them from global memory in
  * place; what their tiles re-read from cache, and the UB row copies, would
@@ -517,7 +537,7 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
     bool strided_1x1 = is_pointwise(g) && !is_flat(g) && (d.bf16 || chunk_fits(p, 4));
     d.flat = !dw && !d.x_plain && (is_flat(g) || strided_1x1);
     d.gather = d.flat && (d.bf16 || strided_1x1);
-    if (d.flat) d.rows = vn_ops_div_up(g->OH * g->OW, FLAT);
+    if (d.flat) d.chunk = FLAT, d.rows = vn_ops_div_up(g->OH * g->OW, FLAT);
     /* a narrow map's tiles are pairs of rows (vn_conv_row_args.rows), where
      * plan_padding finds their input rows a copy (or none is needed) */
     d.rows2 = !dw && !d.flat && !d.bf16 && !d.x_plain && g->OW <= d.t->max_ow2 && g->OH > 1;
@@ -535,6 +555,7 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         d.kg1 = g->G == 1 ? p->K1 : g->K / g->G / VN_C0;
         d.cg1 = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
         d.pairs = vn_ops_div_up(d.kg1, d.ncb_max);
+        if (d.flat) plan_chunks(&d, vn_device_num_workers(p->device));
         d.tiles = g->N * g->G * d.pairs * d.rows;
         int64_t w_bytes = d.kg1 * d.cg1 * g->KH * g->KW * VN_C0 * VN_C0 * 4;
         d.rows_outer = g->G == 1 && d.pairs > 1 && w_bytes <= ROWS_OUTER_MAX_W &&
@@ -550,7 +571,7 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
              (d.rows > 1 && d.pairs * gathered > w_bytes)))
             d.rows_outer = true;
         if (d.rows2 && d.pad_img) pad_image_rows(p, &d);
-        work = (d.flat ? FLAT : g->OW * (d.rows2 ? 2 : 1)) * d.ncb_max * VN_C0 * (g->C / g->G) *
+        work = (d.flat ? d.chunk : g->OW * (d.rows2 ? 2 : 1)) * d.ncb_max * VN_C0 * (g->C / g->G) *
                g->KH * g->KW;
     }
     if (d.rows2) d.rows = vn_ops_div_up(g->OH, 2), d.tiles = g->N * g->G * d.pairs * d.rows;
