@@ -70,8 +70,9 @@ typedef struct row_copy {
     int64_t ih0;
 } row_copy;
 
-#define FLAT     112 /* pixels per tile of a flattened 1x1 convolution (8 x 14 columns) */
-#define FLAT_MIN 28  /* the least a chunk is cut to for more tiles (2 x 14 columns) */
+#define FLAT                 112 /* pixels per tile of a flattened 1x1 convolution (8 x 14 columns) */
+#define PER_TILE_COPY_MAX_OW 28 /* wider rows read in place rather than copied per tile */
+#define FLAT_MIN             28 /* the least a chunk is cut to for more tiles (2 x 14 columns) */
 /* rows_outer when the weights stay in L1/L2 beside a few input rows and the input is beyond L2 */
 #define ROWS_OUTER_MAX_W (64 * 1024)
 #define ROWS_OUTER_MIN_X (1024 * 1024)
@@ -461,10 +462,16 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
     }
     /* two-row tiles copy the rows both rows' taps reach, consecutive */
     int64_t span = (g->KH - 1) * g->dh + 1 + g->sh, two = nb * span * width * VN_C0;
-    if (d->rows2 && two * es <= ub)
+    if (d->rows2 && two * es <= ub) {
         d->copy_rows = span, d->buf_elems = two;
-    else
-        d->rows2 = false;
+        return;
+    }
+    d->rows2 = false;
+    /* Per-tile copies of a row at least PER_TILE_COPY_MAX_OW wide cost more
+     * than its one-column border calls (bench_conv, 1 thread: 3x3/2 128@56
+     * 1.29 ms copied, 1.17 in place; 3x3 64@56 direct 1.15 / 1.10; at 14
+     * columns the copy wins, 256@14 1.16 / 1.23): f32 reads those in place. */
+    if (!d->bf16 && g->OW >= PER_TILE_COPY_MAX_OW) d->pad_w = 0, d->buf_elems = 0;
 }
 
 /* Zero rows above and below the image copy, so that every output row

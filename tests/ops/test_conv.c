@@ -63,8 +63,11 @@ static const cc cases[] = {
     C2(1, 3, 129, 130, 40, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1),
     C2(2, 16, 9, 11, 20, 3, 3, 1, 1, 2, 2, 1, 2, 0, 1, 1), /* 16 channels, dilation 2, batch 2 */
     C2(1, 7, 7, 7, 9, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),    /* 1x1 stride 2, 7 channels */
-    /* padded input too large for one UB copy of the whole map: per-tile row copies */
+    /* padded input too large for one UB copy of the whole map: rows of 28 or more
+     * columns read in place (border columns one at a time), shorter ones per-tile
+     * row copies */
     C2(1, 16, 64, 60, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+    C2(1, 256, 14, 14, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
     /* narrow rows (ResNet's 7x7 stage) with several output-block pairs and a
      * half pair, K % 16 != 0, stride 2, a strided 1x1 */
     C2(1, 40, 7, 7, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),
