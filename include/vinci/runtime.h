@@ -257,6 +257,8 @@ typedef struct vn_profile_block {
  * every work task appends a vn_profile_record and its vn_profile_blocks, and
  * every synchronous launch its vn_profile_blocks. */
 vn_status vn_device_set_profiling(vn_device *device, bool on);
+/* Whether profiling is on (false for NULL). */
+bool vn_device_profiling(const vn_device *device);
 /* Move up to `max` of the oldest records into `out`; returns how many. The
  * buffer keeps at most 1 << 20 records; `dropped` (may be NULL) receives how
  * many were lost to that cap since the last drain. */

@@ -59,6 +59,7 @@ struct vn_profiler {
     int32_t num_nodes;
     vn_prof_slice *slices;
     int64_t num_slices, cap_slices;
+    bool was_profiling;         /* the device's profiling before the run in progress */
     vn_profile_record *records; /* stream tasks of asynchronous runs */
     int64_t num_records, cap_records;
     uint64_t records_dropped; /* by the runtime's cap or ours */

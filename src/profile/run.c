@@ -31,6 +31,7 @@ vn_status vn_prof_run_begin(vn_profiler *p)
         return vn_error(VN_ERR_STATE, "vn_profiler_run", "another profiled run is in progress");
     vn_status st = vn_counters_enable(p->device);
     if (st == VN_OK) st = worker_buffers(p);
+    p->was_profiling = vn_device_profiling(p->device);
     if (st == VN_OK) vn_device_set_profiling(p->device, true); /* task and block records */
     if (st == VN_OK) return VN_OK;
     vn_counters_disable();
@@ -49,7 +50,7 @@ static void count_alias_nodes(vn_profiler *p)
 
 void vn_prof_run_end(vn_profiler *p, int64_t t0, int64_t t1, bool completed)
 {
-    vn_device_set_profiling(p->device, false);
+    vn_device_set_profiling(p->device, p->was_profiling); /* as the caller had it */
     /* the stream tasks the runtime recorded during the run (on its stream
      * for an asynchronous run, on any for a synchronous one) */
     p->num_records = vn_prof_drain(p->device, VN_PROF_TASKS, (void **)&p->records, p->num_records,

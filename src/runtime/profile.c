@@ -25,6 +25,11 @@ vn_status vn_device_set_profiling(vn_device *device, bool on)
     return VN_OK;
 }
 
+bool vn_device_profiling(const vn_device *device)
+{
+    return device && atomic_load(&((vn_device *)device)->profiling);
+}
+
 /* Room for `n` more records of `size` bytes; false (nothing changed) past the cap. */
 static bool queue_reserve(vn_prof_queue *q, size_t n, size_t size)
 {

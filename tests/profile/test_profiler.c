@@ -699,6 +699,30 @@ static void test_events_switched_once(void)
     vn_model_destroy(m);
 }
 
+/* A profiled run leaves the device's profiling as the caller had it: on
+ * stays on (the caller's own records keep coming), off stays off. */
+static void test_profiling_state_kept(void)
+{
+    vn_device *dev = NULL;
+    VT_OK(vn_device_default(&dev));
+    vn_model *m = compile_mlp_on(1, dev);
+    if (!m) return;
+    for (int on = 0; on < 2; on++) {
+        VT_OK(vn_device_set_profiling(dev, on));
+        vn_profiler_destroy(profile_runs(m, 2, NULL));
+        VT_CHECK(vn_device_profiling(dev) == (bool)on, "profiling %s after a profiled run",
+                 vn_device_profiling(dev) ? "on" : "off");
+    }
+    VT_OK(vn_device_set_profiling(dev, false));
+    vn_profile_record rec[64];
+    vn_profile_block blk[64];
+    while (vn_device_profile_drain(dev, rec, 64, NULL) == 64) {
+    }
+    while (vn_device_profile_drain_blocks(dev, blk, 64, NULL) == 64) {
+    }
+    vn_model_destroy(m);
+}
+
 /* O2 fuses fc1 + its bias (and fc2 + gate ...): the fused nodes list the
  * ONNX nodes they came from, every name a node of the unfused (O1) model. */
 static void test_fused_from(void)
@@ -800,6 +824,7 @@ int main(void)
     VT_RUN(test_events_switched_once);
     VT_RUN(test_fused_from);
     VT_RUN(test_roofs_per_device);
+    VT_RUN(test_profiling_state_kept);
     for (int i = 0; i < num_graphs; i++) vn_graph_destroy(graphs[i]);
     return vt_summary();
 }
