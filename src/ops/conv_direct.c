@@ -415,6 +415,26 @@ bool vn_conv_bf16_fits(const vn_conv_plan *p)
     return column_padded(g) && pad_rows_elems(g, nb) * 2 <= arena_room(p, VN_ARENA_UB);
 }
 
+/* The whole zero-padded image of nb blocks (pad_img) in `arena`, if it fits:
+ * for two-row tiles with zero rows above and below, where that fits too, so
+ * that every output row reaches all KH taps inside it and both rows of a
+ * tile always run as one block (the top and bottom rows' clipped taps would
+ * split their pairs; the zero taps cost 2 of 21 row-taps of a 7 x 7 map). */
+static bool copy_image(const vn_conv_plan *p, direct_args *d, int64_t nb, int64_t width,
+                       vn_arena arena)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t es = d->bf16 ? 2 : 4, room = arena_room(p, arena);
+    if (nb * g->IH * width * VN_C0 * es > room) return false;
+    int64_t last = (g->OH - 1) * g->sh - g->pt + (g->KH - 1) * g->dh; /* the last tap row */
+    int64_t rows = g->pt + g->IH + vn_ops_max(0, last - (g->IH - 1));
+    bool zero_rows = d->rows2 && nb * rows * width * VN_C0 * es <= room;
+    d->img_top = zero_rows ? g->pt : 0, d->img_rows = zero_rows ? rows : g->IH;
+    d->pad_img = true, d->img_in_l1 = arena == VN_ARENA_L1, d->pad_w = width;
+    d->buf_elems = nb * d->img_rows * width * VN_C0;
+    return true;
+}
+
 /* Column padding goes through zero-padded row copies in UB when there is
  * any (so border columns run in full register blocks) and the copies fit;
  * bf16 copies (and converts) every input, a flat one chunk by chunk into L1
@@ -445,25 +465,16 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
         d->rows2 = false; /* in place with column padding: the rows' border blocks */
         return;
     }
-    d->pad_w = width, d->buf_elems = elems;
     /* a small map whose taps overlap (KH > sh) is copied once per block, not per tile:
-     * each tile would copy KH rows of it again */
-    int64_t img = nb * g->IH * width * VN_C0;
-    if (g->KH > g->sh && img * es <= ub) {
-        d->pad_img = true, d->buf_elems = img;
-        return;
-    }
-    /* too large for UB, a narrow map's image goes to the L1 arena (an L2-sized
-     * staging buffer) rather than being copied again per tile: ResNet-50's
-     * 3x3/2 512@14, 430 KB, copied 5 rows at a time for each of its 64 tiles */
-    if (d->rows2 && g->KH > g->sh && img * es <= arena_room(p, VN_ARENA_L1)) {
-        d->pad_img = d->img_in_l1 = true, d->buf_elems = img;
-        return;
-    }
+     * each tile would copy KH rows of it again; too large for UB, a narrow map's image
+     * goes to the L1 arena (an L2-sized staging buffer) rather than being copied again
+     * per tile (ResNet-50's 3x3/2 512@14, 430 KB, 5 rows for each of its 64 tiles) */
+    if (g->KH > g->sh && copy_image(p, d, nb, width, VN_ARENA_UB)) return;
+    if (g->KH > g->sh && d->rows2 && copy_image(p, d, nb, width, VN_ARENA_L1)) return;
     /* two-row tiles copy the rows both rows' taps reach, consecutive */
     int64_t span = (g->KH - 1) * g->dh + 1 + g->sh, two = nb * span * width * VN_C0;
     if (d->rows2 && two * es <= ub) {
-        d->copy_rows = span, d->buf_elems = two;
+        d->pad_w = width, d->copy_rows = span, d->buf_elems = two;
         return;
     }
     d->rows2 = false;
@@ -471,22 +482,7 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
      * than its one-column border calls (bench_conv, 1 thread: 3x3/2 128@56
      * 1.29 ms copied, 1.17 in place; 3x3 64@56 direct 1.15 / 1.10; at 14
      * columns the copy wins, 256@14 1.16 / 1.23): f32 reads those in place. */
-    if (!d->bf16 && g->OW >= PER_TILE_COPY_MAX_OW) d->pad_w = 0, d->buf_elems = 0;
-}
-
-/* Zero rows above and below the image copy, so that every output row
- * reaches all KH taps inside it: the two rows of a tile then always run as
- * one block (the top and bottom rows' clipped taps would split their pairs;
- * the zero taps cost 2 of 21 row-taps of a 7 x 7 map). Kept as it is when
- * the larger copy would not fit UB. */
-static void pad_image_rows(const vn_conv_plan *p, direct_args *d)
-{
-    const vn_conv_geom *g = &p->g;
-    int64_t last = (g->OH - 1) * g->sh - g->pt + (g->KH - 1) * g->dh; /* the last tap row */
-    int64_t rows = g->pt + g->IH + vn_ops_max(0, last - (g->IH - 1));
-    int64_t elems = d->cg1 * rows * d->pad_w * VN_C0;
-    if (elems * 4 > arena_room(p, d->img_in_l1 ? VN_ARENA_L1 : VN_ARENA_UB)) return;
-    d->img_top = g->pt, d->img_rows = rows, d->buf_elems = elems;
+    if (d->bf16 || g->OW < PER_TILE_COPY_MAX_OW) d->pad_w = width, d->buf_elems = elems;
 }
 
 /* Flat chunks: as even as whole 14-pixel register blocks allow (196
@@ -551,6 +547,7 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
     /* Depthwise does 9 FMAs per input vector it would copy: the copy costs
      * more than the two one-column border calls per row it saves. */
     if (!dw) plan_padding(p, &d, g->G == 1 ? p->C1 : g->C / g->G / VN_C0);
+    if (d.rows2) d.rows = vn_ops_div_up(g->OH, 2); /* tile oh: rows 2 oh, 2 oh + 1 */
     if (dw) { /* bands of rows: about 8 tiles per worker, whole planes when plenty */
         int64_t planes = g->N * p->C1, want = 8 * (int64_t)vn_device_num_workers(p->device);
         int64_t per = vn_ops_div_up(g->OH, vn_ops_max(1, vn_ops_div_up(want, planes)));
@@ -577,11 +574,9 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
             (w_bytes / (d.bf16 ? 2 : 1) <= chunk_outer_max_w() ||
              (d.rows > 1 && d.pairs * gathered > w_bytes)))
             d.rows_outer = true;
-        if (d.rows2 && d.pad_img) pad_image_rows(p, &d);
         work = (d.flat ? d.chunk : g->OW * (d.rows2 ? 2 : 1)) * d.ncb_max * VN_C0 * (g->C / g->G) *
                g->KH * g->KW;
     }
-    if (d.rows2) d.rows = vn_ops_div_up(g->OH, 2), d.tiles = g->N * g->G * d.pairs * d.rows;
     if (d.tiles == 0) return VN_OK;
     /* A tile of `work` MACs counts as work/8 elements for the hand-off rule. */
     int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / 8));
