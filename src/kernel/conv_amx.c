@@ -103,9 +103,9 @@ static void chunk_epilogue(const vn_conv_row_args *a, int64_t ow0, int rows, int
     float *y = a->y + c * a->y_bstride + ow0 * VN_C0;
     const float *bias = a->bias ? a->bias + c * VN_C0 : NULL;
     const float *res = a->res ? a->res + c * a->res_bstride + ow0 * VN_C0 : NULL;
-    for (int j = 0; j < rows; j++)
-        store_vec(y + j * VN_C0, _mm512_loadu_ps(y + j * VN_C0), bias, res ? res + j * VN_C0 : NULL,
-                  &a->epi);
+    WITH_ACT(a->epi.act, for (int j = 0; j < rows; j++)
+                             store_vec(y + j * VN_C0, _mm512_loadu_ps(y + j * VN_C0), bias,
+                                       res ? res + j * VN_C0 : NULL, ACT, &a->epi))
     late_act(y, rows * VN_C0, &a->epi);
 }
 

@@ -30,6 +30,15 @@ static void direct_row_bf16(const vn_conv_row_args *a);
 
 /* ---- bf16 direct rows (vdpbf16ps: pairs of input channels, f32 sums) ------ */
 
+static inline __attribute__((always_inline)) void
+bf16_store(const vn_conv_row_args *a, __m512 acc[OWB_MAX][NCB_MAX], float *yp, const float *bp,
+           const float *rp, const int owb, int c, vn_conv_act act)
+{
+#pragma GCC unroll 32
+    for (int j = 0; j < owb; j++)
+        store_vec(yp + j * VN_C0, acc[j][c], bp, rp ? rp + j * VN_C0 : NULL, act, &a->epi);
+}
+
 /* One register block: owb columns x ncb output blocks. Per (input block, tap,
  * channel pair) ncb weight vectors (16 co x 2 ci) and one 32-bit broadcast of
  * each column's pair: the f32 kernel's data flow at half the instructions. */
@@ -77,9 +86,7 @@ static inline __attribute__((always_inline)) void bf16_block(const vn_conv_row_a
         float *yp = a->y + c * a->y_bstride + ow0 * VN_C0;
         const float *bp = a->bias ? a->bias + c * VN_C0 : NULL;
         const float *rp = a->res ? a->res + c * a->res_bstride + ow0 * VN_C0 : NULL;
-#pragma GCC unroll 32
-        for (int j = 0; j < owb; j++)
-            store_vec(yp + j * VN_C0, acc[j][c], bp, rp ? rp + j * VN_C0 : NULL, &a->epi);
+        WITH_ACT(a->epi.act, bf16_store(a, acc, yp, bp, rp, owb, c, ACT))
         late_act(yp, owb * VN_C0, &a->epi);
     }
 }

@@ -46,6 +46,9 @@ typedef struct vn_conv_epi {
  *   y[b][ow][co] = act(bias[b*16+co] + res[b][ow][co]
  *                      + sum_{ib, kh, kw, ci} x[ib][ih0+kh*dh][ow*sw-pl+kw*dw][ci] *
  * w[b][ib][kh][kw][ci][co]) Taps outside the input are skipped (zero padding). */
+/* The most (kw, ci) taps of one kernel row a plain input may have (KW * C). */
+#define VN_CONV_PLAIN_TAPS (16 * VN_C0)
+
 typedef struct vn_conv_row_args {
     const float *x;     /* first input block of the group: [cin_blocks][IH][IW][16] */
     int64_t x_bstride;  /* elements between input blocks (IH*IW*16) */
@@ -68,6 +71,11 @@ typedef struct vn_conv_row_args {
      * counts pixels of 1 float instead of 16. */
     bool x_plain;
     int64_t x_cstride;
+    /* x_plain: set by the row driver, not the caller: taps[kw * C + ci] is
+     * the offset of (kw, ci) from a row's column (kw * dw + ci * x_cstride).
+     * A plain input's packed weights are dense: [KH][KW][C][16] per output
+     * block (vn_conv_pack_plain), so u = kw * C + ci walks both in step. */
+    const int64_t *x_taps;
     /* direct_row_bf16 reads these instead of x and w: the input as bf16 in
      * x's layout and addressing (element strides), the weights packed as
      * [ob][ib][KH][KW][8 channel pairs][16 co][2] (vn_conv_pack_direct_bf16). */

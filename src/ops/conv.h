@@ -107,18 +107,25 @@ vn_status vn_conv_execute(const vn_conv_plan *p, const vn_op_run_ctx *ctx);
 bool vn_conv_direct_ok(const vn_conv_geom *g);
 bool vn_conv_depthwise_ok(const vn_conv_geom *g);
 /* Can the direct kernel read this convolution's X in NCHW (x_plain)? G = 1,
- * C <= 16 (one channel block, a network's stem), 2-D, not a flat 1x1. */
+ * C <= 16 (one channel block, a network's stem), 2-D, not a flat 1x1, and
+ * a kernel row of at most VN_CONV_PLAIN_TAPS (kw, ci) taps. */
 bool vn_conv_plain_input_ok(const vn_conv_geom *g);
 /* Elements of the packed weights (conv_kernels.h layouts) for the algo. */
 int64_t vn_conv_packed_elems(const vn_conv_geom *g, vn_conv_algo algo);
 /* Pack ONNX weights [K][C/G][KH][KW] into the direct or depthwise layout. */
 void vn_conv_pack_direct(const vn_conv_geom *g, const float *w, float *packed);
+/* The direct layout of a plain (NCHW, C <= 16) input: each output block's
+ * slab of the direct layout holds [KH][KW][C][16] densely (the kernels' tap
+ * order, conv_kernels.h x_taps), the rest zero. */
+void vn_conv_pack_plain(const vn_conv_geom *g, const float *w, float *packed);
 void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed);
 /* The direct layout in bf16 with input channels in pairs (conv_kernels.h,
  * x16 / w16): [K1][C1][KH][KW][8 pairs][16 co][2], the same element count. */
 void vn_conv_pack_direct_bf16(const vn_conv_geom *g, const float *w, uint16_t *packed);
 /* Pack ONNX weights as plan p's kernel reads them (bf16 or f32 layout). */
 void vn_conv_pack_for_plan(const vn_conv_plan *p, const float *w, void *packed);
+/* The f32 layout of plan p's blocked algorithm (plain input or not). */
+void vn_conv_pack_f32(const vn_conv_plan *p, const float *w, float *packed);
 /* The algorithms whose kernels take packed (NC1HWC0-side) weights, and the
  * packing for any of them. */
 bool vn_conv_algo_blocked(vn_conv_algo algo);

@@ -151,7 +151,7 @@ vn_status vn_conv_pack_weights(const char *op_name, const vn_tensor_desc *inputs
     *elems = vn_conv_packed_elems(&p->g, p->algo);
     if (packed && w) {
         if (vn_conv_algo_blocked(p->algo))
-            vn_conv_pack_blocked(&p->g, p->algo, w, packed);
+            vn_conv_pack_f32(p, w, packed);
         else
             memcpy(packed, w, (size_t)*elems * sizeof *packed);
     }

@@ -69,6 +69,17 @@ void vn_conv_pack_direct_bf16(const vn_conv_geom *g, const float *w, uint16_t *p
     pack_direct_into(g, w, NULL, packed);
 }
 
+void vn_conv_pack_plain(const vn_conv_geom *g, const float *w, float *packed)
+{
+    int64_t taps = g->KH * g->KW;
+    memset(packed, 0, (size_t)vn_conv_packed_elems(g, VN_CONV_ALGO_DIRECT) * sizeof *packed);
+    for (int64_t k = 0; k < g->K; k++)
+        for (int64_t ci = 0; ci < g->C; ci++)
+            for (int64_t t = 0; t < taps; t++) /* block k / 16: [KH][KW][C][16] */
+                packed[((k / VN_C0) * taps * VN_C0 + t * g->C + ci) * VN_C0 + k % VN_C0] =
+                    w[(k * g->C + ci) * taps + t];
+}
+
 void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed)
 {
     int64_t taps = g->KH * g->KW;

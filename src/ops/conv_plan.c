@@ -113,6 +113,14 @@ static size_t packed_bytes(const vn_conv_plan *p)
     return (size_t)vn_conv_packed_elems(&p->g, p->algo) * (p->bf16 ? 2 : sizeof(float));
 }
 
+void vn_conv_pack_f32(const vn_conv_plan *p, const float *w, float *packed)
+{
+    if (p->x_plain)
+        vn_conv_pack_plain(&p->g, w, packed);
+    else
+        vn_conv_pack_blocked(&p->g, p->algo, w, packed);
+}
+
 void vn_conv_pack_for_plan(const vn_conv_plan *p, const float *w, void *packed)
 {
     if (p->bf16 && p->algo == VN_CONV_ALGO_WINOGRAD)
@@ -120,7 +128,7 @@ void vn_conv_pack_for_plan(const vn_conv_plan *p, const float *w, void *packed)
     else if (p->bf16)
         vn_conv_pack_direct_bf16(&p->g, w, packed);
     else
-        vn_conv_pack_blocked(&p->g, p->algo, w, packed);
+        vn_conv_pack_f32(p, w, packed);
 }
 
 /* W (and B) constant at plan time: pack them once, into the plan. */
@@ -154,7 +162,8 @@ static size_t piece(size_t *total, int64_t elems)
 
 bool vn_conv_plain_input_ok(const vn_conv_geom *g)
 {
-    return g->G == 1 && g->C <= VN_C0 && g->nsp == 2 && !is_1x1(g);
+    return g->G == 1 && g->C <= VN_C0 && g->nsp == 2 && !is_1x1(g) &&
+           g->KW * g->C <= VN_CONV_PLAIN_TAPS;
 }
 
 static void plan_workspace(vn_conv_plan *p)
@@ -253,9 +262,9 @@ static vn_status plan_plain_input(const char *where, vn_conv_plan *p)
     p->x_plain = nchw_x && p->algo == VN_CONV_ALGO_DIRECT && vn_conv_plain_input_ok(&p->g);
     if (p->x_plain || p->x_layout == p->layout) return VN_OK;
     return vn_error(VN_ERR_UNSUPPORTED, where,
-                    "x_layout NCHW needs group 1, at most %d input channels (X has %lld) and a "
-                    "kernel other than a plain 1x1",
-                    VN_C0, (long long)p->g.C);
+                    "x_layout NCHW needs group 1, at most %d input channels (X has %lld), a "
+                    "kernel other than a plain 1x1 and KW x C at most %d",
+                    VN_C0, (long long)p->g.C, VN_CONV_PLAIN_TAPS);
 }
 
 vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
