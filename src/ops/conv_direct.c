@@ -481,8 +481,13 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
     /* Per-tile copies of a row at least PER_TILE_COPY_MAX_OW wide cost more
      * than its one-column border calls (bench_conv, 1 thread: 3x3/2 128@56
      * 1.29 ms copied, 1.17 in place; 3x3 64@56 direct 1.15 / 1.10; at 14
-     * columns the copy wins, 256@14 1.16 / 1.23): f32 reads those in place. */
-    if (d->bf16 || g->OW < PER_TILE_COPY_MAX_OW) d->pad_w = width, d->buf_elems = elems;
+     * columns the copy wins, 256@14 1.16 / 1.23): f32 reads those in place.
+     * So does a strided row of any width: its copy of KH rows serves one
+     * tile, and a ResNet-style stride-2 row has one border column (the last
+     * column's taps end inside): 3x3/2 256@28 1.37-1.41 ms copied, 1.27 in
+     * place. */
+    bool copy = g->OW < PER_TILE_COPY_MAX_OW && g->sw == 1;
+    if (d->bf16 || copy) d->pad_w = width, d->buf_elems = elems;
 }
 
 /* Flat chunks: as even as whole 14-pixel register blocks allow (196
