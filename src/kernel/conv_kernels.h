@@ -104,9 +104,13 @@ typedef struct vn_conv_row_args {
     int64_t x_rstep, ih_step, y_rstride;
 } vn_conv_row_args;
 
-/* One output row of a depthwise convolution (group = C = K) on NC1HWC0 for
+/* Output rows of a depthwise convolution (group = C = K) on NC1HWC0 for
  * channel block c1: y[ow][c] = act(bias[c] + res[ow][c] + sum_{kh,kw} x[ih][iw][c] * w[kh][kw][c]).
- */
+ * The call computes `rows` (>= 1) consecutive output rows from the one
+ * described: each next row's taps start ih_step input rows and x_rstep
+ * pixels on, its outputs (and residual) y_rstride elements on. A band of
+ * rows per call keeps the per-call set-up off a small map's short rows
+ * (MobileNetV2's 960 channels at 7 x 7: 7 outputs a row). */
 typedef struct vn_conv_dw_args {
     const float *x; /* block c1 of the image: [IH][IW][16] */
     const float *w; /* [KH][KW][16] of block c1 */
@@ -116,6 +120,7 @@ typedef struct vn_conv_dw_args {
     const float *bias;         /* 16 values or NULL */
     const float *res;          /* [OW][16] or NULL */
     vn_conv_epi epi;
+    int64_t rows, ih_step, x_rstep, y_rstride;
 } vn_conv_dw_args;
 
 typedef struct vn_conv_table {

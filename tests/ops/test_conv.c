@@ -52,7 +52,8 @@ static const cc cases[] = {
     C2(1, 128, 3, 128, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1),  /* padded rows too wide for UB */
     C2(1, 272, 5, 6, 272, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 272), /* depthwise: whole planes per tile */
     C2(1, 80, 9, 6, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 80),    /* depthwise: bands of rows */
-    C2(1, 48, 7, 40, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 48),   /* depthwise 3x3: interior blocks */
+    C2(3, 40, 9, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40),  /* depthwise: tiles step over images */
+    C2(1, 48, 7, 40, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 48), /* depthwise 3x3: interior blocks */
     C2(1, 40, 9, 37, 40, 3, 3, 2, 2, 2, 1, 2, 0, 1, 2, 40), /* dw 3x3 s2, row dilation, asym pads */
     C2(1, 16, 5, 19, 16, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 16), /* dw 3x3 unpadded */
     C2(1, 32, 6, 33, 32, 3, 3, 1, 2, 1, 1, 1, 3, 1, 2, 32), /* dw 3x3 s(1,2), pads past the taps */
@@ -121,6 +122,9 @@ static void test_fused_epilogues(void)
         C2(2, 9, 4, 5, 7, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
         C2(1, 32, 5, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2),
         C2(1, 40, 7, 7, 72, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1), /* narrow rows, 5 output blocks */
+        /* depthwise with 17 channel blocks: whole planes per tile, so one kernel
+         * call runs a band of rows (residual and outputs stepping per row) */
+        C2(1, 264, 7, 6, 264, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 264),
     };
     for (size_t e = 0; e < sizeof conv_epi_cases / sizeof conv_epi_cases[0]; e++)
         for (size_t i = 0; i < sizeof ec / sizeof ec[0]; i++)
