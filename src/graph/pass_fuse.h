@@ -32,6 +32,7 @@ vn_status vn_pass_fuse_softmax_scale(vn_model *m, vn_pass_report *r);
 /* O3, before inference with fold_batchnorm (constant folding would turn the
  * int8 weights into f32): QDQ Conv / MatMul -> QLinearConv / QLinearMatMul */
 vn_status vn_pass_fuse_qdq(vn_model *m, vn_pass_report *r);
+vn_status vn_pass_fuse_pool(vn_model *m, vn_pass_report *r);
 
 /* ---- helpers (pass_fuse_util.c) ----------------------------------------------------- */
 #define VN_FUSE_MAX_MEMBERS 64

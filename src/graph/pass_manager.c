@@ -19,7 +19,8 @@
  *       pass_fuse_norm.c, pass_fuse_scale.c) run before the O2 ones, so the MatMul epilogue
  *       pass folds the Gelu they make; then layout propagation
  *       (pass_layout.c: NC1HWC0 across conv / pool / element-wise / Concat
- *       chains), last, on the fused graph.
+ *       chains), last, on the fused graph, and the stem's MaxPool fused into
+ *       its conv (pass_fuse_pool.c: both in NC1HWC0 only after layout).
  *
  * Any level, last: the precision pass (pass_precision.c) when the model is
  * compiled with a reduced precision.
@@ -83,7 +84,8 @@ static const graph_pass o3_fuse[] = {{"fuse_attention", vn_pass_fuse_attention},
                                      {"fuse_gelu", vn_pass_fuse_gelu},
                                      {"fuse_norm", vn_pass_fuse_norm},
                                      {"fuse_softmax_scale", vn_pass_fuse_softmax_scale}};
-static const graph_pass o3_layout[] = {{"layout_propagation", vn_pass_layout}};
+static const graph_pass o3_layout[] = {{"layout_propagation", vn_pass_layout},
+                                       {"fuse_conv_pool", vn_pass_fuse_pool}};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static vn_status run_graph_passes(vn_model *m, const graph_pass *p, size_t n)

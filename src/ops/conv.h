@@ -20,6 +20,7 @@
 
 #include "kernel/conv_kernels.h"
 #include "ops/ops_internal.h"
+#include "ops/pool.h"
 #include "vinci/gemm.h"
 
 typedef enum vn_conv_layout { VN_CONV_NCHW = 0, VN_CONV_NC1HWC0 } vn_conv_layout;
@@ -85,8 +86,21 @@ typedef struct vn_conv_plan {
     size_t ws_w, ws_bias, ws_x, ws_y, ws_res, ws_col, ws_total;
     size_t ws_wino; /* WINOGRAD: transformed input and products */
     int64_t C1, K1; /* channel blocks of input and output */
+    /* A MaxPool fused after the convolution (attributes pool_kernel_shape,
+     * pool_strides, pool_pads, pool_ceil_mode, pool_dilations: MaxPool's,
+     * prefixed; pass_fuse_pool.c): Y is the pooled map, and the conv's own
+     * output never goes to memory (conv_direct.c). Direct f32 on a plain
+     * input (a stem) only. */
+    bool pooled;
+    vn_pool_geom pool;
     char where[VN_OPS_WHERE_MAX];
 } vn_conv_plan;
+
+/* The descriptor of plan p's Y (pooled when p->pooled). */
+vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p);
+/* Does one pooled row's conv rows, every output block, fit p's device's L1
+ * arena (the scratch of conv_direct.c's pooled tiles)? */
+bool vn_conv_pool_fits(const vn_conv_plan *p);
 
 vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
                              bool fused, vn_conv_plan **out);

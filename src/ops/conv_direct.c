@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "kernel/core_internal.h"
+#include "kernel/pool_c0_kernels.h"
 #include "ops/conv.h"
 
 typedef struct direct_args {
@@ -58,6 +59,10 @@ typedef struct direct_args {
     int64_t img_top, img_rows; /* pad_img: zero rows above the image's, rows in all */
     bool img_in_l1;            /* pad_img: the copy is in the L1 arena (too large for UB) */
     int64_t copy_rows;         /* per-tile copies: KH tap rows, or (rows2) the rows both reach */
+    /* pooled (vn_conv_plan.pooled): a tile is (image, band of pool_rows
+     * pooled rows); the band's conv rows, every output block, go to an L1
+     * scratch [K1][conv rows][OW][16], which the pool kernel then reduces */
+    int64_t pool_rows, pool_bands;
     bool bf16;         /* bf16 operands (plan->bf16): the copies are bf16, every input is copied */
     int64_t buf_elems; /* elements (f32, or bf16) of the row copies */
 } direct_args;
@@ -270,8 +275,15 @@ static tile_at tile_of(const direct_args *d, int64_t t)
     return (tile_at){rest / pairs, rest % pairs, t % d->rows};
 }
 
+/* Where a tile's output row goes, if not into Y: block ob's row at y + ob * bstride. */
+typedef struct tile_out {
+    float *y;
+    int64_t bstride;
+} tile_out;
+
 /* cold: the block has not read this tile's weights yet (conv_kernels.h). */
-static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_copy *rc, bool cold)
+static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_copy *rc, bool cold,
+                        const tile_out *out)
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *g = &p->g;
@@ -302,8 +314,8 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     a.w = d->w + ob * d->cg1 * taps * VN_C0 * VN_C0;
     a.w_bstride = d->cg1 * taps * VN_C0 * VN_C0;
     a.ncb = (int32_t)ncb;
-    a.y = d->y + (n * p->K1 + ob) * plane + pix * VN_C0;
-    a.y_bstride = plane;
+    a.y = out ? out->y + ob * out->bstride : d->y + (n * p->K1 + ob) * plane + pix * VN_C0;
+    a.y_bstride = out ? out->bstride : plane;
     a.bias = d->bias ? d->bias + ob * VN_C0 : NULL;
     a.res = d->res ? d->res + (n * p->K1 + ob) * plane + pix * VN_C0 : NULL;
     a.res_bstride = plane;
@@ -318,7 +330,7 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     else
         d->t->direct_row(&a);
     if (ob + ncb == p->K1 && g->K % VN_C0)
-        clear_tail(p, a.y + (ncb - 1) * plane, a.rows * a.OW); /* the rows are contiguous */
+        clear_tail(p, a.y + (ncb - 1) * a.y_bstride, a.rows * a.OW); /* the rows are contiguous */
     vn_core_count_macs(core, d->bf16 ? VN_BF16 : VN_F32,
                        a.rows * a.OW * ncb * VN_C0 * (g->C / g->G) * taps);
 }
@@ -356,6 +368,51 @@ static void dw_tile(vn_core *core, const direct_args *d, dw_at at)
     vn_core_count_macs(core, VN_F32, (oh1 - oh0) * g->OW * VN_C0 * taps);
 }
 
+/* Conv rows needed by `pooled` consecutive pooled rows (their windows' span). */
+static int64_t pool_conv_rows(const vn_pool_geom *q, int64_t pooled)
+{
+    return (pooled - 1) * q->s[1] + (q->k[1] - 1) * q->d[1] + 1;
+}
+
+/* A pooled tile: the conv rows under its band's windows (clipped to the
+ * map), every block pair of each row in turn (so a row's input copy serves
+ * them all), then each output block's band pooled from the scratch: rows
+ * outside it are padding or under no window of the band. */
+static void pooled_tile(vn_core *core, const direct_args *d, int64_t t, row_copy *rc,
+                        float *scratch)
+{
+    const vn_conv_plan *p = d->p;
+    const vn_conv_geom *g = &p->g;
+    const vn_pool_geom *q = &p->pool;
+    int64_t n = t / d->pool_bands, POH = q->out[1], POW = q->out[2];
+    int64_t ph0 = t % d->pool_bands * d->pool_rows, ph1 = vn_ops_min(POH, ph0 + d->pool_rows);
+    int64_t r0 = vn_ops_max(0, ph0 * q->s[1] - q->pb[1]);
+    int64_t r1 = vn_ops_min(g->OH, ph0 * q->s[1] - q->pb[1] + pool_conv_rows(q, ph1 - ph0));
+    tile_out out = {scratch, (r1 - r0) * g->OW * VN_C0};
+    for (int64_t r = r0; r < r1; r++, out.y += g->OW * VN_C0)
+        for (int64_t pair = 0; pair < d->pairs; pair++)
+            direct_tile(core, d, (tile_at){n, pair, r}, rc, r == r0, &out);
+    const vn_pool_c0_table *pt = vn_pool_c0_table_get();
+    for (int64_t kb = 0; kb < p->K1; kb++) {
+        vn_pool_c0_args a = {.x = scratch + kb * out.bstride,
+                             .y = d->y + (n * p->K1 + kb) * POH * POW * VN_C0,
+                             .IH = r1 - r0,
+                             .IW = g->OW,
+                             .OW = POW,
+                             .oh0 = ph0,
+                             .oh1 = ph1,
+                             .kh = q->k[1],
+                             .kw = q->k[2],
+                             .sh = q->s[1],
+                             .sw = q->s[2],
+                             .ph = q->pb[1] + r0, /* scratch row 0 is conv row r0 */
+                             .pw = q->pb[2],
+                             .dh = q->d[1],
+                             .dw = q->d[2]};
+        pt->max_rows(&a);
+    }
+}
+
 static void conv_kernel(vn_core *core, const void *args)
 {
     const direct_args *d = args;
@@ -367,6 +424,16 @@ static void conv_kernel(vn_core *core, const void *args)
     vn_position pos = d->gather || d->img_in_l1 ? VN_B1 : VN_VECCALC;
     if (d->pad_w > 0 || d->gather)
         rc.buf = vn_ptr(void, vn_buf_new(core, pos, d->buf_elems, d->bf16 ? VN_U16 : VN_F32));
+    if (d->p->pooled) { /* plain input: its row copies are in UB, so L1 is free */
+        const vn_conv_plan *p = d->p;
+        int64_t elems = p->K1 * pool_conv_rows(&p->pool, d->pool_rows) * p->g.OW * VN_C0;
+        float *scratch = vn_ptr(float, vn_buf_new(core, VN_B1, elems, VN_F32));
+        for (int64_t t = begin; t < end; t++) {
+            vn_set_loop(core, t);
+            pooled_tile(core, d, t, rc.buf ? &rc : NULL, scratch);
+        }
+        return;
+    }
     int64_t held = -1; /* the weights the previous tile read */
     /* depthwise tiles are (n, c1, band), band fastest: decoded once, then
      * stepped (the divisions were a tenth of a 7 x 7 layer's time) */
@@ -383,7 +450,7 @@ static void conv_kernel(vn_core *core, const void *args)
         /* rows_outer weights are small and stay in L2 after the first pass */
         tile_at at = tile_of(d, t);
         direct_tile(core, d, at, rc.buf ? &rc : NULL,
-                    at.pair != held && (held < 0 || !d->rows_outer));
+                    at.pair != held && (held < 0 || !d->rows_outer), NULL);
         held = at.pair;
     }
 }
@@ -524,10 +591,39 @@ static void count_bytes(const vn_conv_plan *p, vn_kernel_counters *c)
 {
     const vn_conv_geom *g = &p->g;
     int64_t x = p->x_plain ? g->N * g->C * g->IH * g->IW : g->N * p->C1 * g->IH * g->IW * VN_C0;
-    int64_t y = g->N * p->K1 * g->OH * g->OW * VN_C0;
+    vn_tensor_desc yd = vn_conv_plan_out_desc(p);
+    int64_t y = vn_desc_numel(&yd);
     c->bytes_in +=
         x * 4 + vn_conv_packed_elems(g, p->algo) * (p->bf16 ? 2 : 4) + (p->has_res ? y * 4 : 0);
     c->bytes_out += y * 4;
+}
+
+/* L1 bytes of a pooled tile's scratch for `pooled` rows. */
+static int64_t pool_scratch_bytes(const vn_conv_plan *p, int64_t pooled)
+{
+    return p->K1 * pool_conv_rows(&p->pool, pooled) * p->g.OW * VN_C0 * 4;
+}
+
+bool vn_conv_pool_fits(const vn_conv_plan *p)
+{
+    return pool_scratch_bytes(p, 1) <= arena_room(p, VN_ARENA_L1);
+}
+
+/* Bands of pooled rows: as many rows as the L1 scratch holds (each band
+ * computes the conv rows its windows share with the next band's once more:
+ * 1 in 2 x rows for a 3x3/2 pool), then as even as a whole number of tiles
+ * per worker allows. */
+static void plan_pool_bands(const vn_conv_plan *p, direct_args *d, int64_t *work)
+{
+    int64_t POH = p->pool.out[1], fit = 1, workers = vn_device_num_workers(p->device);
+    while (fit < POH && pool_scratch_bytes(p, fit + 1) <= arena_room(p, VN_ARENA_L1)) fit++;
+    int64_t bands = vn_ops_div_up(POH, fit);
+    if (p->g.N < workers) bands = vn_ops_min(POH, vn_ops_div_up(bands, workers) * workers);
+    d->pool_rows = vn_ops_div_up(POH, bands);
+    d->pool_bands = vn_ops_div_up(POH, d->pool_rows);
+    d->tiles = p->g.N * d->pool_bands;
+    *work = pool_conv_rows(&p->pool, d->pool_rows) * p->g.OW * p->K1 * VN_C0 * p->g.C * p->g.KH *
+            p->g.KW;
 }
 
 vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float *wp,
@@ -590,6 +686,7 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         work = (d.flat ? d.chunk : g->OW * (d.rows2 ? 2 : 1)) * d.ncb_max * VN_C0 * (g->C / g->G) *
                g->KH * g->KW;
     }
+    if (p->pooled) plan_pool_bands(p, &d, &work);
     if (d.tiles == 0) return VN_OK;
     /* A tile of `work` MACs counts as work/8 elements for the hand-off rule. */
     int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / 8));

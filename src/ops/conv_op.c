@@ -43,7 +43,7 @@ static vn_status conv_infer(const vn_op_ctx *ctx, vn_tensor_desc *outputs)
     const conv_def *d = def_of(ctx->def);
     vn_status st = vn_conv_plan_build(&c, where, d->layout, d->fused, &p);
     if (st != VN_OK) return st;
-    outputs[0] = vn_conv_out_desc(&p->g, d->layout);
+    outputs[0] = vn_conv_plan_out_desc(p);
     vn_conv_plan_free(p);
     return VN_OK;
 }

@@ -267,6 +267,48 @@ static vn_status plan_plain_input(const char *where, vn_conv_plan *p)
                     VN_C0, (long long)p->g.C, VN_CONV_PLAIN_TAPS);
 }
 
+#define POOL_PREFIX "pool_"
+
+/* The pool_* attributes, if any, as MaxPool's own (prefix dropped) over the
+ * conv's output map; a pooled plan must be a direct f32 conv of a plain
+ * input without residual (the only one conv_direct.c pools). */
+static vn_status read_pool(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
+{
+    vn_attr items[8];
+    vn_attrs view = {items, 0};
+    size_t len = strlen(POOL_PREFIX);
+    for (int32_t i = 0; ctx->attrs && i < ctx->attrs->count; i++) {
+        const vn_attr *a = &ctx->attrs->items[i];
+        if (strncmp(a->name, POOL_PREFIX, len) != 0) continue;
+        if (view.count == 8)
+            return vn_error(VN_ERR_INVALID_ARG, where, "too many pool_ attributes");
+        items[view.count] = *a;
+        items[view.count++].name = a->name + len;
+    }
+    if (view.count == 0) return VN_OK;
+    if (p->layout != VN_CONV_NC1HWC0 || !p->x_plain || p->has_res || p->bf16 || p->g.nsp != 2)
+        return vn_error(VN_ERR_UNSUPPORTED, where,
+                        "pool_ attributes (a fused MaxPool) need an NC1HWC0 direct f32 convolution "
+                        "of a plain input (x_layout NCHW) without residual");
+    int64_t in[2] = {p->g.OH, p->g.OW};
+    p->pooled = true;
+    vn_status st = vn_pool_geom_make(where, &view, VN_POOL_MAX, 2, in, &p->pool);
+    if (st == VN_OK && p->device && !vn_conv_pool_fits(p))
+        return vn_error(VN_ERR_UNSUPPORTED, where,
+                        "a fused MaxPool needs %lld output blocks x %lld conv rows of %lld columns "
+                        "in the L1 arena (too small)",
+                        (long long)p->K1, (long long)p->pool.k[1], (long long)p->g.OW);
+    return st;
+}
+
+vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p)
+{
+    vn_tensor_desc d = vn_conv_out_desc(&p->g, p->layout);
+    if (p->pooled) /* NC1HWC0: [N, K1, H, W, 16]; the pool's dims are its last two */
+        d.dims[2] = p->pool.out[VN_POOL_DIMS - 2], d.dims[3] = p->pool.out[VN_POOL_DIMS - 1];
+    return d;
+}
+
 vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
                              bool fused, vn_conv_plan **out)
 {
@@ -294,6 +336,7 @@ vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_la
     }
     if (st == VN_OK) st = plan_plain_input(where, p);
     if (st == VN_OK) plan_compute(p);
+    if (st == VN_OK) st = read_pool(ctx, where, p);
     if (st == VN_OK && p->packed) st = check_packed_w(ctx, where, p);
     if (st == VN_OK && (p->algo == VN_CONV_ALGO_GEMM_1X1 || p->algo == VN_CONV_ALGO_IM2COL) &&
         p->device)

@@ -1,0 +1,107 @@
+/*
+ * test_fuse_pool.c — the O3 pass fuse_conv_pool (pass_fuse_pool.c): a stem
+ * conv reading the plain input, with or without its ReLU, followed by a
+ * MaxPool becomes one FusedConvNC1HWC0 with pool_* attributes, and every
+ * level's outputs still equal O0's; a conv whose output has another reader,
+ * or a second conv (blocked input), keeps its MaxPool.
+ */
+#include "graph/pass_fuse.h"
+#include "test_fuse_util.h"
+
+#define HW 23
+
+static void conv(ob *g, vt_rng *r, const char *x, const char *w, int64_t k, int64_t c,
+                 const char *y)
+{
+    int64_t wd[4] = {k, c, 3, 3}, pads[4] = {1, 1, 1, 1};
+    fz_rand_init(g, r, w, 4, wd, -0.3, 0.3);
+    ob a = {0};
+    fz_attr_ints(&a, "pads", 4, pads);
+    fz_node(g, "Conv", y, x, w, NULL, y, &a);
+}
+
+static void maxpool(ob *g, const char *x, const char *y, int64_t ceil_mode)
+{
+    int64_t k[2] = {3, 3}, s[2] = {2, 2};
+    ob a = {0};
+    fz_attr_ints(&a, "kernel_shape", 2, k);
+    fz_attr_ints(&a, "strides", 2, s);
+    ob_attr_int(&a, "ceil_mode", ceil_mode);
+    fz_node(g, "MaxPool", y, x, NULL, NULL, y, &a);
+}
+
+static int count_ops(const vn_model *m, const char *op)
+{
+    int c = 0;
+    for (int32_t i = 0; i < m->num_nodes; i++)
+        c += !m->nodes[i].dead && !strcmp(m->nodes[i].op_type, op);
+    return c;
+}
+
+/* O3 has want_pools MaxPools left and the pass reports want_fused; every level equals O0. */
+static void check(vn_graph *gr, const char *const *outs, int want_pools, int want_fused)
+{
+    static float x[3 * HW * HW];
+    vt_rng rng = {3};
+    vt_fill(&rng, x, 3 * HW * HW, -1, 1);
+    vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
+    vn_compile_options o = {.opt_level = 3};
+    vn_model *m = NULL;
+    VT_OK(vn_model_compile(gr, &o, &m));
+    if (m) {
+        int pools = count_ops(m, "MaxPoolNC1HWC0") + count_ops(m, "MaxPool");
+        VT_CHECK(pools == want_pools, "%d MaxPools left at O3, want %d", pools, want_pools);
+        vn_model_destroy(m);
+    }
+    vn_model_stats o2;
+    fz_levels(gr, in, 1, outs, &o2);
+    VT_CHECK(fz_changes(&fz_o3, "fuse_conv_pool") == want_fused, "fuse_conv_pool: %d changes",
+             fz_changes(&fz_o3, "fuse_conv_pool"));
+}
+
+/* x -> conv (+ Relu) -> MaxPool -> conv -> MaxPool -> y: the stem's pool fuses, not the second. */
+static void test_stem(void)
+{
+    for (int relu = 0; relu < 2; relu++) {
+        ob g = {0};
+        vt_rng r = {11};
+        int64_t xd[4] = {1, 3, HW, HW};
+        fz_input(&g, "x", 4, xd);
+        conv(&g, &r, "x", "w1", 20, 3, "c1");
+        if (relu) fz_node(&g, "Relu", "r1", "c1", NULL, NULL, "r1", NULL);
+        maxpool(&g, relu ? "r1" : "c1", "p1", 1);
+        conv(&g, &r, "p1", "w2", 16, 20, "c2");
+        fz_node(&g, "Relu", "r2", "c2", NULL, NULL, "r2", NULL);
+        maxpool(&g, "r2", "y", 0);
+        fz_output(&g, "y");
+        vn_graph *gr = fz_load(&g, 17);
+        const char *outs[] = {"y", NULL};
+        check(gr, outs, 1, 1);
+        vn_graph_destroy(gr);
+    }
+}
+
+/* The stem's output is also a graph output: its pool stays. */
+static void test_other_reader(void)
+{
+    ob g = {0};
+    vt_rng r = {12};
+    int64_t xd[4] = {1, 3, HW, HW};
+    fz_input(&g, "x", 4, xd);
+    conv(&g, &r, "x", "w1", 20, 3, "c1");
+    fz_node(&g, "Relu", "r1", "c1", NULL, NULL, "r1", NULL);
+    maxpool(&g, "r1", "y", 0);
+    fz_output(&g, "y");
+    fz_output(&g, "r1");
+    vn_graph *gr = fz_load(&g, 17);
+    const char *outs[] = {"y", "r1", NULL};
+    check(gr, outs, 1, 0);
+    vn_graph_destroy(gr);
+}
+
+int main(void)
+{
+    VT_RUN(test_stem);
+    VT_RUN(test_other_reader);
+    return vt_summary();
+}
