@@ -85,6 +85,7 @@ typedef struct vn_conv_plan {
     /* workspace (bytes offsets, 64-byte aligned; size 0 when unused) */
     size_t ws_w, ws_bias, ws_x, ws_y, ws_res, ws_col, ws_total;
     size_t ws_wino; /* WINOGRAD: transformed input and products */
+    size_t ws_pool; /* pooled, when a band's conv rows do not fit L1: the unpooled map */
     int64_t C1, K1; /* channel blocks of input and output */
     /* A MaxPool fused after the convolution (attributes pool_kernel_shape,
      * pool_strides, pool_pads, pool_ceil_mode, pool_dilations: MaxPool's,
@@ -101,6 +102,10 @@ vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p);
 /* Does one pooled row's conv rows, every output block, fit p's device's L1
  * arena (the scratch of conv_direct.c's pooled tiles)? */
 bool vn_conv_pool_fits(const vn_conv_plan *p);
+/* Y = the fused MaxPool of plan p over its whole conv output `map`
+ * (NC1HWC0), on the calling thread: the fallback when vn_conv_pool_fits
+ * fails. */
+void vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y);
 
 vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
                              bool fused, vn_conv_plan **out);

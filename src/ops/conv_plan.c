@@ -185,6 +185,8 @@ static void plan_workspace(vn_conv_plan *p)
     p->ws_col =
         piece(&t, p->algo == VN_CONV_ALGO_IM2COL ? g->C * g->KH * g->KW * g->OH * g->OW : 0);
     p->ws_wino = piece(&t, p->algo == VN_CONV_ALGO_WINOGRAD ? vn_conv_winograd_ws_elems(g) : 0);
+    /* a fused pool whose rows do not fit L1: the whole conv map, pooled after */
+    p->ws_pool = piece(&t, p->pooled && p->device && !vn_conv_pool_fits(p) ? out_b : 0);
     p->ws_total = t;
 }
 
@@ -292,13 +294,7 @@ static vn_status read_pool(const vn_op_ctx *ctx, const char *where, vn_conv_plan
                         "of a plain input (x_layout NCHW) without residual");
     int64_t in[2] = {p->g.OH, p->g.OW};
     p->pooled = true;
-    vn_status st = vn_pool_geom_make(where, &view, VN_POOL_MAX, 2, in, &p->pool);
-    if (st == VN_OK && p->device && !vn_conv_pool_fits(p))
-        return vn_error(VN_ERR_UNSUPPORTED, where,
-                        "a fused MaxPool needs %lld output blocks x %lld conv rows of %lld columns "
-                        "in the L1 arena (too small)",
-                        (long long)p->K1, (long long)p->pool.k[1], (long long)p->g.OW);
-    return st;
+    return vn_pool_geom_make(where, &view, VN_POOL_MAX, 2, in, &p->pool);
 }
 
 vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p)

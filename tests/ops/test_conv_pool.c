@@ -6,7 +6,8 @@
  * double. Cases cover SqueezeNet's (3x3/2 conv, 3x3/2 ceil-mode pool) and
  * ResNet's (7x7/2 pad 3, 3x3/2 pad 1) stems, a 2x2 pool, a dilated pool,
  * a batch, K % 16 != 0 (the last block's zero lanes) and maps tall enough
- * for several bands of pooled rows; and the plans that must be refused.
+ * for several bands of pooled rows; an L1 arena too small for the rows
+ * (the workspace fallback); and the plans that must be refused.
  */
 #include "test_conv_ref.h"
 
@@ -63,6 +64,9 @@ static void pool_ref(const double *y, const double *mag, int64_t OH, int64_t OW,
         }
 }
 
+/* The device the pooled plans run on (NULL: the default). */
+static vn_device *pool_device;
+
 /* Run the pooled operator on case c and compare every pooled value. */
 static void check_pooled(cc c, const epi_case *e, pool_case q, uint64_t seed)
 {
@@ -88,7 +92,7 @@ static void check_pooled(cc c, const epi_case *e, pool_case q, uint64_t seed)
     vn_tensor_desc in[3] = {fmap_desc(&c, c.C, c.H, c.W, false), make_desc(4, wd),
                             make_desc(1, kd)};
     vn_op_plan *plan = NULL;
-    vn_status st = vn_op_plan_create(NULL, "vinci::FusedConvNC1HWC0", in, 3, &attrs, &plan);
+    vn_status st = vn_op_plan_create(pool_device, "vinci::FusedConvNC1HWC0", in, 3, &attrs, &plan);
     int bad = 0;
     if (st == VN_OK) {
         const vn_tensor_desc *od = vn_op_plan_output(plan, 0);
@@ -158,6 +162,21 @@ static void test_bands(void)
                  (pool_case){{3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 0}, 6);
 }
 
+/* An L1 arena too small for even one pooled row's conv rows: the plan
+ * falls back to the whole conv map in its workspace, pooled after. */
+static void test_small_l1(void)
+{
+    vn_device_options o = {.num_threads = 2};
+    o.arena_bytes[VN_ARENA_L1] = 4096;
+    VT_OK(vn_device_create(&o, &pool_device));
+    check_pooled(CONV(1, 3, 30, 34, 40, 7, 2, 3), &conv_epi_cases[1],
+                 (pool_case){{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0}, 7);
+    check_pooled(CONV(2, 3, 33, 29, 20, 3, 2, 0), &conv_epi_cases[0],
+                 (pool_case){{3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1}, 8);
+    vn_device_destroy(pool_device);
+    pool_device = NULL;
+}
+
 /* Plan-time refusals: a pooled conv must read a plain input and have no residual. */
 static void test_refused(void)
 {
@@ -189,6 +208,7 @@ int main(void)
 {
     VT_RUN(test_stems);
     VT_RUN(test_bands);
+    VT_RUN(test_small_l1);
     VT_RUN(test_refused);
     return vt_summary();
 }
