@@ -54,7 +54,8 @@ typedef struct vn_conv_row_args {
     int64_t x_bstride;  /* elements between input blocks (IH*IW*16) */
     int64_t cin_blocks; /* input blocks reduced over */
     int32_t ci_last;    /* real channels of the last input block (1..16) */
-    const float *w;     /* packed weights of block ob: [cin_blocks][KH][KW][16][16] */
+    const float *w;     /* packed weights of block ob: [cin_blocks][KH][KW][16][16]
+                           (x_plain: [KH][KW][C][16], dense; see x_taps) */
     int64_t w_bstride;  /* elements between the weights of consecutive output blocks */
     int32_t ncb;        /* output blocks done together, 1..vn_conv_table.max_ncb */
     int64_t IH, IW, OW, KH, KW, sw, dw, pl, dh;

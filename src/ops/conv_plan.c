@@ -276,14 +276,22 @@ static vn_status plan_plain_input(const char *where, vn_conv_plan *p)
  * input without residual (the only one conv_direct.c pools). */
 static vn_status read_pool(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
 {
-    vn_attr items[8];
+    static const char *const known[] = {"kernel_shape", "strides",  "pads",         "dilations",
+                                        "ceil_mode",    "auto_pad", "storage_order"};
+    enum { KNOWN = sizeof known / sizeof known[0] };
+    vn_attr items[KNOWN];
     vn_attrs view = {items, 0};
     size_t len = strlen(POOL_PREFIX);
     for (int32_t i = 0; ctx->attrs && i < ctx->attrs->count; i++) {
         const vn_attr *a = &ctx->attrs->items[i];
         if (strncmp(a->name, POOL_PREFIX, len) != 0) continue;
-        if (view.count == 8)
-            return vn_error(VN_ERR_INVALID_ARG, where, "too many pool_ attributes");
+        int32_t k = 0;
+        while (k < KNOWN && strcmp(known[k], a->name + len) != 0) k++;
+        if (k == KNOWN || view.count == KNOWN)
+            return vn_error(VN_ERR_INVALID_ARG, where,
+                            "attribute '%s' is not a MaxPool attribute with the pool_ prefix "
+                            "(or is given twice)",
+                            a->name);
         items[view.count] = *a;
         items[view.count++].name = a->name + len;
     }
@@ -293,8 +301,10 @@ static vn_status read_pool(const vn_op_ctx *ctx, const char *where, vn_conv_plan
                         "pool_ attributes (a fused MaxPool) need an NC1HWC0 direct f32 convolution "
                         "of a plain input (x_layout NCHW) without residual");
     int64_t in[2] = {p->g.OH, p->g.OW};
+    char pool_where[VN_OPS_WHERE_MAX + 48];
+    snprintf(pool_where, sizeof pool_where, "%s (fused MaxPool, pool_ attributes)", where);
     p->pooled = true;
-    return vn_pool_geom_make(where, &view, VN_POOL_MAX, 2, in, &p->pool);
+    return vn_pool_geom_make(pool_where, &view, VN_POOL_MAX, 2, in, &p->pool);
 }
 
 vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p)
@@ -363,10 +373,13 @@ void vn_conv_plan_free(vn_conv_plan *p)
 #define BIT_W    (1u << 1)
 #define BIT_BIAS (1u << 2)
 
+/* The packed blob's layout tag; a plain input's weights are dense
+ * (vn_conv_pack_plain), so they carry a tag of their own: an offline model
+ * packed for the other layout is refused at load, not misread. */
 static void blob_layout(const vn_conv_plan *p, bool bias, char *buf, size_t size)
 {
-    snprintf(buf, size, "conv.%s.%s.c%d", bias ? "bias" : vn_conv_algo_name(p->algo),
-             p->bf16 && !bias ? "bf16" : "f32", VN_C0);
+    snprintf(buf, size, "conv.%s%s.%s.c%d", bias ? "bias" : vn_conv_algo_name(p->algo),
+             p->x_plain && !bias ? "_plain" : "", p->bf16 && !bias ? "bf16" : "f32", VN_C0);
 }
 
 int32_t vn_conv_plan_export(const vn_conv_plan *p, vn_op_blob blobs[VN_OP_MAX_BLOBS],

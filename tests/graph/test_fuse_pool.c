@@ -1,12 +1,14 @@
 /*
  * test_fuse_pool.c — the O3 pass fuse_conv_pool (pass_fuse_pool.c): a stem
- * conv reading the plain input, with or without its ReLU, followed by a
+ * conv reading the plain input, with or without its ReLU / Sigmoid, followed by a
  * MaxPool becomes one FusedConvNC1HWC0 with pool_* attributes, and every
  * level's outputs still equal O0's; a conv whose output has another reader,
- * or a second conv (blocked input), keeps its MaxPool.
+ * or a second conv (blocked input), keeps its MaxPool. The fused model
+ * round-trips through a .vnm.
  */
 #include "graph/pass_fuse.h"
 #include "test_fuse_util.h"
+#include "vnm_fixture.h"
 
 #define HW 23
 
@@ -59,17 +61,41 @@ static void check(vn_graph *gr, const char *const *outs, int want_pools, int wan
              fz_changes(&fz_o3, "fuse_conv_pool"));
 }
 
-/* x -> conv (+ Relu) -> MaxPool -> conv -> MaxPool -> y: the stem's pool fuses, not the second. */
+/* The O3 model through a .vnm and back: the pooled stem's attributes and
+ * its dense plain-input weights (their own blob tag) survive, and every
+ * output is byte-identical. */
+static void check_vnm(vn_graph *gr)
+{
+    static float x[3 * HW * HW];
+    vt_rng rng = {4};
+    vt_fill(&rng, x, 3 * HW * HW, -1, 1);
+    vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
+    vn_compile_options o = {.opt_level = 3};
+    vn_model *m = NULL, *back = NULL;
+    char path[256];
+    tmp_path(path, sizeof path, "fuse_pool");
+    VT_OK(vn_model_compile(gr, &o, &m));
+    if (m) VT_OK(vn_model_save(m, path));
+    if (m) VT_OK(vn_model_load(path, NULL, &back));
+    if (m && back) check_same(m, back, in, 1);
+    vn_model_destroy(back);
+    vn_model_destroy(m);
+    remove(path);
+}
+
+/* x -> conv (+ Relu / Sigmoid) -> MaxPool -> conv -> MaxPool -> y: the stem's
+ * pool fuses, not the second. */
 static void test_stem(void)
 {
-    for (int relu = 0; relu < 2; relu++) {
+    static const char *const acts[] = {NULL, "Relu", "Sigmoid"};
+    for (int act = 0; act < 3; act++) {
         ob g = {0};
         vt_rng r = {11};
         int64_t xd[4] = {1, 3, HW, HW};
         fz_input(&g, "x", 4, xd);
         conv(&g, &r, "x", "w1", 20, 3, "c1");
-        if (relu) fz_node(&g, "Relu", "r1", "c1", NULL, NULL, "r1", NULL);
-        maxpool(&g, relu ? "r1" : "c1", "p1", 1);
+        if (acts[act]) fz_node(&g, acts[act], "r1", "c1", NULL, NULL, "r1", NULL);
+        maxpool(&g, acts[act] ? "r1" : "c1", "p1", 1);
         conv(&g, &r, "p1", "w2", 16, 20, "c2");
         fz_node(&g, "Relu", "r2", "c2", NULL, NULL, "r2", NULL);
         maxpool(&g, "r2", "y", 0);
@@ -77,6 +103,7 @@ static void test_stem(void)
         vn_graph *gr = fz_load(&g, 17);
         const char *outs[] = {"y", NULL};
         check(gr, outs, 1, 1);
+        check_vnm(gr);
         vn_graph_destroy(gr);
     }
 }

@@ -147,6 +147,9 @@ static void test_stems(void)
     /* a 2x2/2 pool, batch 2, no activation, asymmetric pool pads */
     check_pooled(CONV(2, 4, 17, 18, 16, 3, 1, 1), none,
                  (pool_case){{2, 2}, {2, 2}, {0, 1, 1, 0}, {1, 1}, 0}, 3);
+    /* Sigmoid (applied after the store, before the pool), asymmetric conv pads */
+    check_pooled((cc){2, 1, 3, 19, 21, 24, 3, 3, 2, 2, 1, 1, 0, 1, 2, 0, 1, NULL},
+                 &conv_epi_cases[7], (pool_case){{3, 3}, {2, 2}, {1, 0, 0, 1}, {1, 1}, 1}, 9);
     /* a dilated pool, stride 1, Clip */
     check_pooled(CONV(1, 1, 15, 16, 33, 3, 1, 0), &conv_epi_cases[2],
                  (pool_case){{3, 2}, {1, 1}, {1, 0, 1, 0}, {2, 2}, 0}, 4);
@@ -198,6 +201,17 @@ static void test_refused(void)
     for (int i = 0; i < attrs.count; i++)
         if (strcmp(attrs.items[i].name, "x_layout") != 0) plainless[n++] = attrs.items[i];
     vn_attrs blocked = {plainless, n};
+    /* a pool_ attribute MaxPool does not have */
+    vn_attr extra[21];
+    memcpy(extra, attrs.items, (size_t)attrs.count * sizeof *extra);
+    int64_t one[2] = {1, 1};
+    extra[attrs.count] =
+        (vn_attr){.name = "pool_stride", .type = VN_ATTR_INTS, .ints = one, .count = 2};
+    vn_attrs typo = {extra, attrs.count + 1};
+    VT_CHECK(vn_op_plan_create(NULL, "vinci::FusedConvNC1HWC0", in, 3, &typo, &plan) ==
+                 VN_ERR_INVALID_ARG,
+             "an unknown pool_ attribute is refused");
+    VT_CONTAINS(vn_last_error(), "pool_stride");
     in[0] = fmap_desc(&c, 3, 16, 16, true);
     VT_CHECK(vn_op_plan_create(NULL, "vinci::FusedConvNC1HWC0", in, 3, &blocked, &plan) ==
                  VN_ERR_UNSUPPORTED,
