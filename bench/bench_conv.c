@@ -19,7 +19,9 @@
  * output + weights, once), and vs oneDNN = oneDNN ms / vinci ms (> 1: faster).
  * 1x1 layers are also run as NCHW Conv (the in-place GEMM path) on row "gemm",
  * 3x3 stride-1 layers also with the direct kernel forced (row "direct"; the
- * automatic choice is Winograd there). Each layer is measured in ROUNDS
+ * automatic choice is Winograd there), stems (C <= 16) also reading the
+ * plain NCHW image in place (row "plain": x_layout = "NCHW", as in a model;
+ * oneDNN's "any" picks a plain source for them too). Each layer is measured in ROUNDS
  * interleaved rounds (oneDNN, then every vinci path) and every figure is the
  * median over rounds of medians, so a noisy neighbour hits both sides.
  */
@@ -213,21 +215,31 @@ static vn_tensor_desc tdesc(int rank, const int64_t *dims)
     return d;
 }
 
-/* vinci on NC1HWC0 (packed weights) or NCHW (blocked = false), with the
- * algorithm `algo` forced (NULL: the automatic choice). -1 on failure. */
-static double run_vinci(vn_device *dev, const layer *l, bool blocked, const char *algo)
+/* How vinci's operator sees X and Y. */
+typedef enum vin_layout {
+    VIN_NCHW,    /* Conv: NCHW in and out */
+    VIN_BLOCKED, /* vinci::ConvNC1HWC0: NC1HWC0 in and out */
+    VIN_PLAIN_X, /* vinci::ConvNC1HWC0 reading NCHW X (x_layout; a stem in a model) */
+} vin_layout;
+
+/* vinci in layout `lay` (packed weights when blocked), with the algorithm
+ * `algo` forced (NULL: the automatic choice). -1 on failure. */
+static double run_vinci(vn_device *dev, const layer *l, vin_layout lay, const char *algo)
 {
+    bool blocked = lay != VIN_NCHW, blocked_x = lay == VIN_BLOCKED;
     int64_t c1 = (l->C + 15) / 16, k1 = (l->K + 15) / 16, o = out_hw(l);
     int64_t xd5[5] = {1, c1, l->H, l->H, 16}, xd4[4] = {1, l->C, l->H, l->H};
     int64_t wd[4] = {l->K, l->C / l->G, l->k, l->k}, bd[1] = {l->K};
     int64_t ks[2] = {l->k, l->k}, st[2] = {l->s, l->s}, pd[4] = {l->p, l->p, l->p, l->p};
-    vn_attr a[7] = {{.name = "kernel_shape", .type = VN_ATTR_INTS, .ints = ks, .count = 2},
+    vn_attr a[8] = {{.name = "kernel_shape", .type = VN_ATTR_INTS, .ints = ks, .count = 2},
                     {.name = "strides", .type = VN_ATTR_INTS, .ints = st, .count = 2},
                     {.name = "pads", .type = VN_ATTR_INTS, .ints = pd, .count = 4},
                     {.name = "group", .type = VN_ATTR_INT, .i = l->G}};
     vn_attrs attrs = {a, 4};
     if (algo) a[attrs.count++] = (vn_attr){.name = "algo", .type = VN_ATTR_STRING, .s = algo};
-    vn_tensor_desc in[3] = {blocked ? tdesc(5, xd5) : tdesc(4, xd4), tdesc(4, wd), tdesc(1, bd)};
+    if (lay == VIN_PLAIN_X)
+        a[attrs.count++] = (vn_attr){.name = "x_layout", .type = VN_ATTR_STRING, .s = "NCHW"};
+    vn_tensor_desc in[3] = {blocked_x ? tdesc(5, xd5) : tdesc(4, xd4), tdesc(4, wd), tdesc(1, bd)};
     const char *op = blocked ? "vinci::ConvNC1HWC0" : "Conv";
     int64_t welems = 0;
     float *w = filled(wd[0] * wd[1] * wd[2] * wd[3], 0.01f), *wp = NULL;
@@ -243,7 +255,7 @@ static double run_vinci(vn_device *dev, const layer *l, bool blocked, const char
     vrun r = {0};
     double ms = -1;
     if (vn_op_plan_create(dev, op, in, 3, &attrs, &r.plan) == VN_OK) {
-        int64_t nx = blocked ? c1 * l->H * l->H * 16 : l->C * l->H * l->H;
+        int64_t nx = blocked_x ? c1 * l->H * l->H * 16 : l->C * l->H * l->H;
         int64_t ny = blocked ? k1 * o * o * 16 : l->K * o * o;
         float *x = filled(nx, 0.1f), *b = filled(l->K, 0.1f), *y = filled(ny, 0);
         r.in[0] = (vn_tensor){in[0], x};
@@ -372,21 +384,28 @@ static void bench(int threads, const vn_machine_peaks *pk)
     for (size_t i = 0; i < sizeof layers / sizeof layers[0]; i++) {
         const layer *l = &layers[i];
         if (g_filter && !strstr(l->name, g_filter)) continue;
+        /* a stem (C <= 16) also as a model runs it: the plain image read in place */
         bool gemm = l->k == 1, direct = l->k == 3 && l->s == 1 && l->G == 1;
+        bool plain = l->C <= 16 && l->G == 1 && l->k > 1;
         double d[ROUNDS], v[ROUNDS], g[ROUNDS], r[ROUNDS];
         for (int k = 0; k < ROUNDS; k++) { /* interleaved: both sides see the same noise */
             d[k] = run_onednn(l);
             if (threads > 1) bench_quiesce(50); /* oneDNN's OpenMP threads spin after a call */
-            v[k] = run_vinci(dev, l, true, NULL);
-            g[k] = gemm     ? run_vinci(dev, l, false, NULL)
-                   : direct ? run_vinci(dev, l, true, "direct")
+            v[k] = run_vinci(dev, l, VIN_BLOCKED, NULL);
+            g[k] = gemm     ? run_vinci(dev, l, VIN_NCHW, NULL)
+                   : direct ? run_vinci(dev, l, VIN_BLOCKED, "direct")
+                   : plain  ? run_vinci(dev, l, VIN_PLAIN_X, NULL)
                             : -1;
             r[k] = d[k] > 0 && v[k] > 0 ? d[k] / v[k] : 0;
         }
         double dms = bench_median(d, ROUNDS);
         row(l, "nc1hwc0", bench_median(v, ROUNDS), dms, peak, bw);
-        if (gemm || direct)
-            row(l, gemm ? "gemm" : "direct", bench_median(g, ROUNDS), dms, peak, bw);
+        if (gemm || direct || plain)
+            row(l,
+                gemm     ? "gemm"
+                : direct ? "direct"
+                         : "plain",
+                bench_median(g, ROUNDS), dms, peak, bw);
         printf("%-9s %-18s %-7s median of per-round ratios %.2fx (min %.2f, max %.2f)\n", "", "",
                "", bench_median(r, ROUNDS), minv(r, ROUNDS), maxv(r, ROUNDS));
     }
