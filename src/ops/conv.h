@@ -103,9 +103,10 @@ vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p);
  * arena (the scratch of conv_direct.c's pooled tiles)? */
 bool vn_conv_pool_fits(const vn_conv_plan *p);
 /* Y = the fused MaxPool of plan p over its whole conv output `map`
- * (NC1HWC0), on the calling thread: the fallback when vn_conv_pool_fits
- * fails. */
-void vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y);
+ * (NC1HWC0), by the pooling operator's NC1HWC0 kernel: the fallback when
+ * vn_conv_pool_fits fails. */
+vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
+                           vn_kernel_counters *counters);
 
 vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
                              bool fused, vn_conv_plan **out);

@@ -609,30 +609,12 @@ bool vn_conv_pool_fits(const vn_conv_plan *p)
     return pool_scratch_bytes(p, 1) <= arena_room(p, VN_ARENA_L1);
 }
 
-void vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y)
+vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
+                           vn_kernel_counters *counters)
 {
-    const vn_conv_geom *g = &p->g;
-    const vn_pool_geom *q = &p->pool;
-    const vn_pool_c0_table *pt = vn_pool_c0_table_get();
-    int64_t POH = q->out[1], POW = q->out[2];
-    for (int64_t plane = 0; plane < g->N * p->K1; plane++) {
-        vn_pool_c0_args a = {.x = map + plane * g->OH * g->OW * VN_C0,
-                             .y = y + plane * POH * POW * VN_C0,
-                             .IH = g->OH,
-                             .IW = g->OW,
-                             .OW = POW,
-                             .oh0 = 0,
-                             .oh1 = POH,
-                             .kh = q->k[1],
-                             .kw = q->k[2],
-                             .sh = q->s[1],
-                             .sw = q->s[2],
-                             .ph = q->pb[1],
-                             .pw = q->pb[2],
-                             .dh = q->d[1],
-                             .dw = q->d[2]};
-        pt->max_rows(&a);
-    }
+    vn_pool_plan pool = {.kind = VN_POOL_MAX, .dtype = VN_F32, .g = p->pool};
+    pool.planes = p->g.N * p->K1; /* the pool's geometry was made over the conv map */
+    return vn_pool_run_direct(p->device, &pool, map, y, counters);
 }
 
 /* Bands of pooled rows: as many rows as the L1 scratch holds (each band

@@ -34,8 +34,10 @@ static vn_status run_kernel(const vn_conv_plan *p, const vn_op_run_ctx *ctx, con
         vn_conv_plan whole = *p;
         whole.pooled = false;
         float *map = ws_at(ctx->workspace, p->ws_pool);
-        vn_status st = vn_conv_nc1hwc0_run(&whole, x, wp, bp, res, map, counters);
-        if (st == VN_OK) vn_conv_pool_map(p, map, y);
+        vn_kernel_counters step[2] = {{0}};
+        vn_status st = vn_conv_nc1hwc0_run(&whole, x, wp, bp, res, map, &step[0]);
+        if (st == VN_OK) st = vn_conv_pool_map(p, map, y, &step[1]);
+        sum_steps(counters, step, 2);
         return st;
     }
     return vn_conv_nc1hwc0_run(p, x, wp, bp, res, y, counters);

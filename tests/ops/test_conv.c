@@ -388,6 +388,19 @@ static void test_attribute_errors(void)
              "an NCHW X of 32 channels");
     VT_CONTAINS(vn_last_error(), "at most 16 input channels (X has 32)");
     VT_CHECK(plan_with("vinci::ConvNC1HWC0", 3, "x_layout", "NCHW") == VN_OK, "a stem");
+    { /* a plain kernel row of more than VN_CONV_PLAIN_TAPS (kw, ci) taps: 16 x 17 */
+        int64_t xd[4] = {1, 16, 6, 20}, wd[4] = {8, 16, 1, 17}, k[2] = {1, 17};
+        vn_tensor_desc in[2] = {make_desc(4, xd), make_desc(4, wd)};
+        vn_attr a[2] = {{.name = "kernel_shape", .type = VN_ATTR_INTS, .ints = k, .count = 2},
+                        {.name = "x_layout", .type = VN_ATTR_STRING, .s = "NCHW"}};
+        vn_attrs attrs = {a, 2};
+        vn_op_plan *p = NULL;
+        VT_CHECK(vn_op_plan_create(NULL, "vinci::ConvNC1HWC0", in, 2, &attrs, &p) ==
+                     VN_ERR_UNSUPPORTED,
+                 "an NCHW X with KW x C = 272 taps per kernel row");
+        VT_CONTAINS(vn_last_error(), "KW x C at most 256");
+        vn_op_plan_destroy(p);
+    }
     VT_CHECK(plan_with("Conv", 4, "compute", "fp8") == VN_ERR_INVALID_ARG, "compute fp8");
     VT_CONTAINS(vn_last_error(), "compute 'fp8' is not f32 or bf16");
     VT_CHECK(plan_with("Conv", 4, "compute", "bf16") == VN_OK, "compute bf16");
