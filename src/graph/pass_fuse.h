@@ -41,6 +41,8 @@ bool vn_fuse_is_output(const vn_model *m, int32_t v);
 /* v is an activation read by exactly one live node and not a graph output;
  * returns that node, or -1. */
 int32_t vn_fuse_sole_reader(const vn_model *m, int32_t v);
+/* Are node n's outputs past the first (e.g. MaxPool's Indices) absent or unread? */
+bool vn_fuse_extra_outputs_unread(const vn_model *m, const vn_cnode *n);
 /* A live ONNX-domain node of op type `op`. */
 bool vn_fuse_is_op(const vn_cnode *n, const char *op);
 /* Value v is a constant with data whose dtype is `dtype`. */

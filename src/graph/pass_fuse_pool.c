@@ -7,9 +7,9 @@
  * an L1 scratch and never written or read back (conv_direct.c).
  *
  * Conditions: the conv has no residual and no pool yet; the pool is the
- * conv output's sole reader, its Indices output unread, every attribute
- * one MaxPool has (a name not in `renamed` leaves the pair alone); the
- * fused operator's own plan decides the rest (vn_fuse_apply).
+ * conv output's sole reader, its Indices output unread; the fused
+ * operator's own plan decides the rest (vn_fuse_apply), among it which
+ * pool_ attributes it honours (conv_plan.c read_pool: MaxPool's seven).
  */
 #include <string.h>
 
@@ -17,27 +17,18 @@
 
 #define MAX_ATTRS 32
 
-/* MaxPool's attributes and their names on the fused conv. */
-static const char *const renamed[][2] = {
-    {"kernel_shape", "pool_kernel_shape"},
-    {"strides", "pool_strides"},
-    {"pads", "pool_pads"},
-    {"dilations", "pool_dilations"},
-    {"ceil_mode", "pool_ceil_mode"},
-    {"auto_pad", "pool_auto_pad"},
-    {"storage_order", "pool_storage_order"},
-};
-
 static bool is_vinci_op(const vn_cnode *n, const char *op)
 {
     return !n->dead && n->domain && strcmp(n->domain, "vinci") == 0 && strcmp(n->op_type, op) == 0;
 }
 
-static const char *pool_name(const char *name)
+/* "pool_" + name, in the model's memory (attribute names live as long as it). */
+static const char *pool_name(vn_model *m, const char *name)
 {
-    for (size_t i = 0; i < sizeof renamed / sizeof renamed[0]; i++)
-        if (strcmp(renamed[i][0], name) == 0) return renamed[i][1];
-    return NULL;
+    size_t n = strlen(name);
+    char *s = vn_gmem_alloc(&m->mem, n + 6);
+    if (s) memcpy(s, "pool_", 5), memcpy(s + 5, name, n + 1);
+    return s;
 }
 
 /* A stem conv (fused or not): plain input, no residual, not pooled already. */
@@ -52,15 +43,6 @@ static bool stem_conv(const vn_cnode *n)
     return true;
 }
 
-static bool indices_unread(const vn_model *m, const vn_cnode *pool)
-{
-    for (int32_t k = 1; k < pool->num_outputs; k++)
-        if (pool->outputs[k] >= 0 &&
-            (vn_cg_num_uses(m, pool->outputs[k]) || vn_fuse_is_output(m, pool->outputs[k])))
-            return false;
-    return true;
-}
-
 static vn_status fuse(vn_model *m, int32_t ci, int32_t pi, vn_pass_report *r)
 {
     const vn_cnode *conv = &m->nodes[ci], *pool = &m->nodes[pi];
@@ -69,8 +51,8 @@ static vn_status fuse(vn_model *m, int32_t ci, int32_t pi, vn_pass_report *r)
     int32_t na = conv->num_attrs;
     memcpy(attrs, conv->attrs, (size_t)na * sizeof *attrs);
     for (int32_t a = 0; a < pool->num_attrs; a++) {
-        const char *name = pool_name(pool->attrs[a].name);
-        if (!name) return VN_OK; /* an attribute the fused pool would not honour */
+        const char *name = pool_name(m, pool->attrs[a].name);
+        if (!name) return vn_error(VN_ERR_OUT_OF_MEMORY, "fuse_conv_pool", "no memory for a name");
         attrs[na] = pool->attrs[a];
         attrs[na++].name = name;
     }
@@ -88,7 +70,7 @@ vn_status vn_pass_fuse_pool(vn_model *m, vn_pass_report *r)
         if (!stem_conv(&m->nodes[i])) continue;
         int32_t p = vn_fuse_sole_reader(m, m->nodes[i].outputs[0]);
         if (p < 0 || !is_vinci_op(&m->nodes[p], "MaxPoolNC1HWC0") ||
-            !indices_unread(m, &m->nodes[p]))
+            !vn_fuse_extra_outputs_unread(m, &m->nodes[p]))
             continue;
         vn_status st = fuse(m, i, p, r);
         if (st != VN_OK) return st;

@@ -28,6 +28,15 @@ int32_t vn_fuse_sole_reader(const vn_model *m, int32_t v)
     return uses == 1 ? reader : -1;
 }
 
+bool vn_fuse_extra_outputs_unread(const vn_model *m, const vn_cnode *n)
+{
+    for (int32_t k = 1; k < n->num_outputs; k++)
+        if (n->outputs[k] >= 0 &&
+            (vn_cg_num_uses(m, n->outputs[k]) || vn_fuse_is_output(m, n->outputs[k])))
+            return false;
+    return true;
+}
+
 bool vn_fuse_is_op(const vn_cnode *n, const char *op)
 {
     return !n->dead && (!n->domain || !n->domain[0]) && !strcmp(n->op_type, op);

@@ -155,11 +155,7 @@ static bool blocked_slot(const walk *w, const vn_cnode *n, const rule *ru, int32
 
 static bool outputs_single(const vn_model *m, const vn_cnode *n)
 {
-    for (int32_t k = 1; k < n->num_outputs; k++)
-        if (n->outputs[k] >= 0 &&
-            (vn_cg_num_uses(m, n->outputs[k]) || vn_fuse_is_output(m, n->outputs[k])))
-            return false;
-    return n->num_outputs >= 1 && is_nchw(m, n->outputs[0]);
+    return vn_fuse_extra_outputs_unread(m, n) && n->num_outputs >= 1 && is_nchw(m, n->outputs[0]);
 }
 
 /* The conv's geometry as its NCHW form sees it (false: not ours to report,

@@ -32,14 +32,6 @@ static void maxpool(ob *g, const char *x, const char *y, int64_t ceil_mode)
     fz_node(g, "MaxPool", y, x, NULL, NULL, y, &a);
 }
 
-static int count_ops(const vn_model *m, const char *op)
-{
-    int c = 0;
-    for (int32_t i = 0; i < m->num_nodes; i++)
-        c += !m->nodes[i].dead && !strcmp(m->nodes[i].op_type, op);
-    return c;
-}
-
 /* O3 has want_pools MaxPools left and the pass reports want_fused; every level equals O0. */
 static void check(vn_graph *gr, const char *const *outs, int want_pools, int want_fused)
 {
@@ -51,7 +43,7 @@ static void check(vn_graph *gr, const char *const *outs, int want_pools, int wan
     vn_model *m = NULL;
     VT_OK(vn_model_compile(gr, &o, &m));
     if (m) {
-        int pools = count_ops(m, "MaxPoolNC1HWC0") + count_ops(m, "MaxPool");
+        int pools = fz_count_ops(m, "MaxPoolNC1HWC0") + fz_count_ops(m, "MaxPool");
         VT_CHECK(pools == want_pools, "%d MaxPools left at O3, want %d", pools, want_pools);
         vn_model_destroy(m);
     }

@@ -86,6 +86,15 @@ static inline void fz_node(ob *g, const char *op, const char *name, const char *
     ob_node(g, op, name, ins, outs, attrs);
 }
 
+/* Live nodes of op type `op` in a compiled model. */
+static inline int fz_count_ops(const vn_model *m, const char *op)
+{
+    int c = 0;
+    for (int32_t i = 0; i < m->num_nodes; i++)
+        c += !m->nodes[i].dead && !strcmp(m->nodes[i].op_type, op);
+    return c;
+}
+
 static inline vn_graph *fz_load(ob *g, int64_t opset)
 {
     ob_str(g, 2, "fuse");

@@ -119,14 +119,6 @@ static vn_graph *group_graph(void)
     return fz_load(&g, 17);
 }
 
-static int count_ops(const vn_model *m, const char *op)
-{
-    int c = 0;
-    for (int32_t i = 0; i < m->num_nodes; i++)
-        c += !m->nodes[i].dead && !strcmp(m->nodes[i].op_type, op);
-    return c;
-}
-
 /* Compile at O3, check the reorder counts, run and compare with O0. */
 static void check(vn_graph *gr, const char *const *outs, int want_to, int want_from,
                   int want_consts, int want_plain_conv, int want_plain_x)
@@ -139,8 +131,8 @@ static void check(vn_graph *gr, const char *const *outs, int want_to, int want_f
     vn_model *m = NULL;
     VT_OK(vn_model_compile(gr, &o, &m));
     if (!m) return;
-    int to = count_ops(m, "ToNC1HWC0"), from = count_ops(m, "FromNC1HWC0");
-    int plain = count_ops(m, "Conv") + count_ops(m, "FusedConv") + count_ops(m, "MaxPool");
+    int to = fz_count_ops(m, "ToNC1HWC0"), from = fz_count_ops(m, "FromNC1HWC0");
+    int plain = fz_count_ops(m, "Conv") + fz_count_ops(m, "FusedConv") + fz_count_ops(m, "MaxPool");
     int plain_x = 0; /* blocked convs reading an NCHW X (a stem) */
     for (int32_t i = 0; i < m->num_nodes; i++)
         plain_x += !strcmp(vn_fuse_attr_str(&m->nodes[i], "x_layout", ""), "NCHW");
