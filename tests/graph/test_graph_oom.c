@@ -4,8 +4,8 @@
  * context, run, save a .vnm file of two shape sets, load it, pick and run.
  *
  * The test binary interposes malloc / calloc / realloc / posix_memalign /
- * aligned_alloc / free (libvinci is linked statically, so the library's calls
- * land here) and makes exactly the Nth allocation of the test's thread fail
+ * aligned_alloc / free (an executable's definitions come first in symbol
+ * lookup, so the shared libvinci's calls land here too) and makes exactly the Nth allocation of the test's thread fail
  * (the workers' allocations interleave at random: counting them would not
  * repeat), for N = 1, 2, ...
  * until a whole pass succeeds. Every pass must end in VN_OK or an error with a
