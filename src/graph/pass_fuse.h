@@ -33,6 +33,9 @@ vn_status vn_pass_fuse_softmax_scale(vn_model *m, vn_pass_report *r);
  * int8 weights into f32): QDQ Conv / MatMul -> QLinearConv / QLinearMatMul */
 vn_status vn_pass_fuse_qdq(vn_model *m, vn_pass_report *r);
 vn_status vn_pass_fuse_pool(vn_model *m, vn_pass_report *r);
+/* O3, after layout propagation: pointwise conv + depthwise conv -> one
+ * FusedConvNC1HWC0 with dw_ attributes (pass_fuse_dw.c) */
+vn_status vn_pass_fuse_dw(vn_model *m, vn_pass_report *r);
 
 /* ---- helpers (pass_fuse_util.c) ----------------------------------------------------- */
 #define VN_FUSE_MAX_MEMBERS 64

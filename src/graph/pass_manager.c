@@ -85,7 +85,8 @@ static const graph_pass o3_fuse[] = {{"fuse_attention", vn_pass_fuse_attention},
                                      {"fuse_norm", vn_pass_fuse_norm},
                                      {"fuse_softmax_scale", vn_pass_fuse_softmax_scale}};
 static const graph_pass o3_layout[] = {{"layout_propagation", vn_pass_layout},
-                                       {"fuse_conv_pool", vn_pass_fuse_pool}};
+                                       {"fuse_conv_pool", vn_pass_fuse_pool},
+                                       {"fuse_pointwise_depthwise", vn_pass_fuse_dw}};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static vn_status run_graph_passes(vn_model *m, const graph_pass *p, size_t n)

@@ -94,6 +94,19 @@ typedef struct vn_conv_plan {
      * input (a stem) only. */
     bool pooled;
     vn_pool_geom pool;
+    /* A depthwise convolution fused after this pointwise one (attributes
+     * dw_*: Conv's and the activation's, prefixed; input 4 its W, input 5
+     * its B; pass_fuse_dw.c): Y is the depthwise output, and the pointwise
+     * map (MobileNetV2's 6x expanded one) goes through an L1 scratch a band
+     * of rows at a time, never to memory (conv_dw_fused.c). An f32 direct
+     * 1x1 (stride 1, unpadded, group 1) on NC1HWC0 without residual only. */
+    bool dw_fused;
+    vn_conv_geom dw; /* the depthwise geometry over this conv's output map */
+    vn_conv_epi dw_epi;
+    bool dw_has_bias;
+    float *dw_const_w, *dw_const_bias; /* packed at plan time when constant; always owned */
+    size_t ws_dw_w, ws_dw_bias;        /* packed per run otherwise */
+    size_t ws_dw_map; /* dw_fused, when one band's rows do not fit L1: the pointwise map */
     char where[VN_OPS_WHERE_MAX];
 } vn_conv_plan;
 
@@ -107,6 +120,19 @@ bool vn_conv_pool_fits(const vn_conv_plan *p);
  * vn_conv_pool_fits fails. */
 vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
                            vn_kernel_counters *counters);
+
+/* Bytes of p's device's `arena` a kernel may use (the size less a margin). */
+int64_t vn_conv_arena_room(const vn_conv_plan *p, vn_arena arena);
+/* dw_fused: does one depthwise output row's pointwise rows, every block,
+ * fit p's device's L1 arena (conv_dw_fused.c's scratch)? */
+bool vn_conv_dw_fits(const vn_conv_plan *p);
+/* dw_fused: Y = the depthwise conv of the pointwise conv of x, by bands
+ * of rows through an L1 scratch; dw_w packed [K1][KH][KW][16], dw_bias
+ * padded to K1*16 (or NULL). With `map` (vn_conv_dw_fits false): the whole
+ * pointwise map goes there first, then the depthwise conv runs over it. */
+vn_status vn_conv_dw_fused_run(const vn_conv_plan *p, const float *x, const float *wp,
+                               const float *bias, const float *dw_w, const float *dw_bias,
+                               float *map, float *y, vn_kernel_counters *counters);
 
 vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_layout layout,
                              bool fused, vn_conv_plan **out);

@@ -455,7 +455,7 @@ static void conv_kernel(vn_core *core, const void *args)
     }
 }
 
-static int64_t arena_room(const vn_conv_plan *p, vn_arena arena)
+int64_t vn_conv_arena_room(const vn_conv_plan *p, vn_arena arena)
 {
     return vn_device_arena_size(p->device, arena) - VN_OPS_UB_MARGIN;
 }
@@ -477,7 +477,7 @@ static bool chunk_fits(const vn_conv_plan *p, int64_t es)
 {
     const vn_conv_geom *g = &p->g;
     int64_t nb = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
-    return nb * FLAT * VN_C0 * es <= arena_room(p, VN_ARENA_L1);
+    return nb * FLAT * VN_C0 * es <= vn_conv_arena_room(p, VN_ARENA_L1);
 }
 
 bool vn_conv_bf16_fits(const vn_conv_plan *p)
@@ -487,7 +487,7 @@ bool vn_conv_bf16_fits(const vn_conv_plan *p)
     if (is_pointwise(g)) return chunk_fits(p, 2);
     /* another unpadded strided conv reads its input in place in f32; in bf16 each row
      * would be converted once per block group */
-    return column_padded(g) && pad_rows_elems(g, nb) * 2 <= arena_room(p, VN_ARENA_UB);
+    return column_padded(g) && pad_rows_elems(g, nb) * 2 <= vn_conv_arena_room(p, VN_ARENA_UB);
 }
 
 /* The whole zero-padded image of nb blocks (pad_img) in `arena`, if it fits:
@@ -499,7 +499,7 @@ static bool copy_image(const vn_conv_plan *p, direct_args *d, int64_t nb, int64_
                        vn_arena arena)
 {
     const vn_conv_geom *g = &p->g;
-    int64_t es = d->bf16 ? 2 : 4, room = arena_room(p, arena);
+    int64_t es = d->bf16 ? 2 : 4, room = vn_conv_arena_room(p, arena);
     if (nb * g->IH * width * VN_C0 * es > room) return false;
     int64_t last = (g->OH - 1) * g->sh - g->pt + (g->KH - 1) * g->dh; /* the last tap row */
     int64_t rows = g->pt + g->IH + vn_ops_max(0, last - (g->IH - 1));
@@ -523,7 +523,7 @@ static bool copy_image(const vn_conv_plan *p, direct_args *d, int64_t nb, int64_
 static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
 {
     const vn_conv_geom *g = &p->g;
-    int64_t es = d->bf16 ? 2 : 4, ub = arena_room(p, VN_ARENA_UB);
+    int64_t es = d->bf16 ? 2 : 4, ub = vn_conv_arena_room(p, VN_ARENA_UB);
     if (d->gather) {
         d->buf_elems = nb * FLAT * VN_C0;
         return;
@@ -606,7 +606,7 @@ static int64_t pool_scratch_bytes(const vn_conv_plan *p, int64_t pooled)
 
 bool vn_conv_pool_fits(const vn_conv_plan *p)
 {
-    return pool_scratch_bytes(p, 1) <= arena_room(p, VN_ARENA_L1);
+    return pool_scratch_bytes(p, 1) <= vn_conv_arena_room(p, VN_ARENA_L1);
 }
 
 vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
@@ -624,7 +624,7 @@ vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
 static void plan_pool_bands(const vn_conv_plan *p, direct_args *d, int64_t *work)
 {
     int64_t POH = p->pool.out[1], fit = 1, workers = vn_device_num_workers(p->device);
-    while (fit < POH && pool_scratch_bytes(p, fit + 1) <= arena_room(p, VN_ARENA_L1)) fit++;
+    while (fit < POH && pool_scratch_bytes(p, fit + 1) <= vn_conv_arena_room(p, VN_ARENA_L1)) fit++;
     int64_t bands = vn_ops_div_up(POH, fit);
     if (p->g.N < workers) bands = vn_ops_min(POH, vn_ops_div_up(bands, workers) * workers);
     d->pool_rows = vn_ops_div_up(POH, bands);

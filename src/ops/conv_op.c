@@ -114,7 +114,7 @@ static const conv_def defs[] = {
     CONV("Conv", "", 3, VN_CONV_NCHW, false),
     CONV("ConvNC1HWC0", "vinci", 3, VN_CONV_NC1HWC0, false),
     CONV("FusedConv", "vinci", 4, VN_CONV_NCHW, true),
-    CONV("FusedConvNC1HWC0", "vinci", 4, VN_CONV_NC1HWC0, true),
+    CONV("FusedConvNC1HWC0", "vinci", 6, VN_CONV_NC1HWC0, true), /* 4, 5: dw_ */
 };
 
 #define NDEFS ((int32_t)(sizeof defs / sizeof defs[0]))

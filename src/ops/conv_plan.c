@@ -187,6 +187,12 @@ static void plan_workspace(vn_conv_plan *p)
     p->ws_wino = piece(&t, p->algo == VN_CONV_ALGO_WINOGRAD ? vn_conv_winograd_ws_elems(g) : 0);
     /* a fused pool whose rows do not fit L1: the whole conv map, pooled after */
     p->ws_pool = piece(&t, p->pooled && p->device && !vn_conv_pool_fits(p) ? out_b : 0);
+    /* a fused depthwise conv: its weights packed per run unless constant, and
+     * the pointwise map when one band's rows do not fit L1 */
+    bool dw = p->dw_fused;
+    p->ws_dw_w = piece(&t, dw && !p->dw_const_w ? p->K1 * p->dw.KH * p->dw.KW * VN_C0 : 0);
+    p->ws_dw_bias = piece(&t, dw && p->dw_has_bias && !p->dw_const_bias ? p->K1 * VN_C0 : 0);
+    p->ws_dw_map = piece(&t, dw && p->device && !vn_conv_dw_fits(p) ? out_b : 0);
     p->ws_total = t;
 }
 
@@ -269,7 +275,31 @@ static vn_status plan_plain_input(const char *where, vn_conv_plan *p)
                     VN_C0, (long long)p->g.C, VN_CONV_PLAIN_TAPS);
 }
 
-#define POOL_PREFIX "pool_"
+/* The attributes named prefix + one of known[] (the prefix dropped) as a
+ * list of their own in items (n_known of them at most): a fused operator's
+ * attributes (pool_, dw_). An unknown or repeated one is an error. */
+static vn_status prefixed_attrs(const vn_op_ctx *ctx, const char *where, const char *prefix,
+                                const char *const *known, int32_t n_known, vn_attr *items,
+                                vn_attrs *view)
+{
+    size_t len = strlen(prefix);
+    *view = (vn_attrs){items, 0};
+    for (int32_t i = 0; ctx->attrs && i < ctx->attrs->count; i++) {
+        const vn_attr *a = &ctx->attrs->items[i];
+        if (strncmp(a->name, prefix, len) != 0) continue;
+        int32_t k = 0;
+        while (k < n_known && strcmp(known[k], a->name + len) != 0) k++;
+        bool again = k < n_known && vn_attrs_find(view, known[k]) != NULL;
+        if (k == n_known || again)
+            return vn_error(VN_ERR_INVALID_ARG, where,
+                            "attribute '%s' is not one the fused operator takes with the %s "
+                            "prefix (or is given twice)",
+                            a->name, prefix);
+        items[view->count] = *a;
+        items[view->count++].name = a->name + len;
+    }
+    return VN_OK;
+}
 
 /* The pool_* attributes, if any, as MaxPool's own (prefix dropped) over the
  * conv's output map; a pooled plan must be a direct f32 conv of a plain
@@ -280,22 +310,9 @@ static vn_status read_pool(const vn_op_ctx *ctx, const char *where, vn_conv_plan
                                         "ceil_mode",    "auto_pad", "storage_order"};
     enum { KNOWN = sizeof known / sizeof known[0] };
     vn_attr items[KNOWN];
-    vn_attrs view = {items, 0};
-    size_t len = strlen(POOL_PREFIX);
-    for (int32_t i = 0; ctx->attrs && i < ctx->attrs->count; i++) {
-        const vn_attr *a = &ctx->attrs->items[i];
-        if (strncmp(a->name, POOL_PREFIX, len) != 0) continue;
-        int32_t k = 0;
-        while (k < KNOWN && strcmp(known[k], a->name + len) != 0) k++;
-        if (k == KNOWN || view.count == KNOWN)
-            return vn_error(VN_ERR_INVALID_ARG, where,
-                            "attribute '%s' is not a MaxPool attribute with the pool_ prefix "
-                            "(or is given twice)",
-                            a->name);
-        items[view.count] = *a;
-        items[view.count++].name = a->name + len;
-    }
-    if (view.count == 0) return VN_OK;
+    vn_attrs view;
+    vn_status st = prefixed_attrs(ctx, where, "pool_", known, KNOWN, items, &view);
+    if (st != VN_OK || view.count == 0) return st;
     if (p->layout != VN_CONV_NC1HWC0 || !p->x_plain || p->has_res || p->bf16 || p->g.nsp != 2)
         return vn_error(VN_ERR_UNSUPPORTED, where,
                         "pool_ attributes (a fused MaxPool) need an NC1HWC0 direct f32 convolution "
@@ -307,9 +324,79 @@ static vn_status read_pool(const vn_op_ctx *ctx, const char *where, vn_conv_plan
     return vn_pool_geom_make(pool_where, &view, VN_POOL_MAX, 2, in, &p->pool);
 }
 
+/* A plan the depthwise step of conv_dw_fused.c can follow: an f32 direct
+ * 1x1, stride 1, unpadded, group 1, on NC1HWC0 without residual or pool. */
+static bool dw_fusable(const vn_conv_plan *p)
+{
+    const vn_conv_geom *g = &p->g;
+    return p->layout == VN_CONV_NC1HWC0 && p->x_layout == VN_CONV_NC1HWC0 &&
+           p->algo == VN_CONV_ALGO_DIRECT && !p->bf16 && !p->has_res && !p->pooled && g->nsp == 2 &&
+           g->G == 1 && is_1x1(g);
+}
+
+/* The dw_* attributes, if any: the depthwise conv fused after this one,
+ * over its output map, with W = input 4 and B = input 5. */
+static vn_status read_dw(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
+{
+    static const char *const known[] = {
+        "kernel_shape", "strides",  "pads",       "dilations",
+        "group",        "auto_pad", "activation", "activation_params"};
+    enum { KNOWN = sizeof known / sizeof known[0] };
+    vn_attr items[KNOWN];
+    vn_attrs view;
+    vn_status st = prefixed_attrs(ctx, where, "dw_", known, KNOWN, items, &view);
+    bool given = ctx->num_inputs > 4 && ctx->inputs[4].rank >= 0;
+    if (st != VN_OK || (view.count == 0 && !given)) return st;
+    char dw_where[VN_OPS_WHERE_MAX + 48];
+    snprintf(dw_where, sizeof dw_where, "%s (fused depthwise conv, dw_ attributes)", where);
+    if (!given || !dw_fusable(p))
+        return vn_error(VN_ERR_UNSUPPORTED, dw_where,
+                        "a fused depthwise conv needs its W as input 4 and an f32 direct 1x1 "
+                        "(stride 1, no pads, group 1) NC1HWC0 convolution without residual");
+    vn_tensor_desc ins[3] = {vn_conv_out_desc(&p->g, VN_CONV_NC1HWC0), ctx->inputs[4]};
+    ins[2] = ctx->num_inputs > 5 ? ctx->inputs[5] : (vn_tensor_desc){.rank = -1};
+    vn_op_ctx c = *ctx;
+    c.inputs = ins, c.num_inputs = 3, c.attrs = &view;
+    st = vn_conv_geom_parse(&c, dw_where, VN_CONV_NC1HWC0, false, &p->dw);
+    if (st == VN_OK) st = vn_conv_epi_parse(&c, dw_where, &p->dw_epi);
+    if (st != VN_OK) return st;
+    if (!vn_conv_depthwise_ok(&p->dw) || p->dw.nsp != 2)
+        return vn_error(VN_ERR_UNSUPPORTED, dw_where,
+                        "a 2-D depthwise conv (group = channels = outputs) is needed; this is "
+                        "group %lld over %lld channels into %lld",
+                        (long long)p->dw.G, (long long)p->dw.C, (long long)p->dw.K);
+    p->dw_has_bias = ins[2].rank >= 0;
+    if (p->dw_has_bias && (ins[2].rank != 1 || ins[2].dims[0] != p->dw.K || ins[2].dtype != VN_F32))
+        return vn_error(VN_ERR_SHAPE, dw_where, "its B must be f32[%lld]", (long long)p->dw.K);
+    p->dw_fused = true;
+    return VN_OK;
+}
+
+/* dw_fused: the depthwise W (and B) constant at plan time, packed once. */
+static vn_status pack_dw_constants(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
+{
+    const float *w = ctx->input_data ? ctx->input_data[4] : NULL;
+    if (!p->dw_fused || !w) return VN_OK;
+    size_t wb = (size_t)vn_conv_packed_elems(&p->dw, VN_CONV_ALGO_DEPTHWISE) * sizeof(float);
+    size_t bb = (size_t)(p->K1 * VN_C0) * sizeof(float);
+    p->dw_const_w = vn_aligned_alloc(wb, 64);
+    if (!p->dw_const_w)
+        return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for the depthwise weights");
+    vn_conv_pack_depthwise(&p->dw, w, p->dw_const_w);
+    const float *b = p->dw_has_bias ? ctx->input_data[5] : NULL;
+    if (!b) return VN_OK;
+    p->dw_const_bias = vn_aligned_alloc(bb, 64);
+    if (!p->dw_const_bias)
+        return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for the depthwise bias");
+    memset(p->dw_const_bias, 0, bb);
+    memcpy(p->dw_const_bias, b, (size_t)p->dw.K * sizeof(float));
+    return VN_OK;
+}
+
 vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p)
 {
     vn_tensor_desc d = vn_conv_out_desc(&p->g, p->layout);
+    if (p->dw_fused) return vn_conv_out_desc(&p->dw, p->layout);
     if (p->pooled) /* NC1HWC0: [N, K1, H, W, 16]; the pool's dims are its last two */
         d.dims[2] = p->pool.out[VN_POOL_DIMS - 2], d.dims[3] = p->pool.out[VN_POOL_DIMS - 1];
     return d;
@@ -343,11 +430,13 @@ vn_status vn_conv_plan_build(const vn_op_ctx *ctx, const char *where, vn_conv_la
     if (st == VN_OK) st = plan_plain_input(where, p);
     if (st == VN_OK) plan_compute(p);
     if (st == VN_OK) st = read_pool(ctx, where, p);
+    if (st == VN_OK) st = read_dw(ctx, where, p);
     if (st == VN_OK && p->packed) st = check_packed_w(ctx, where, p);
     if (st == VN_OK && (p->algo == VN_CONV_ALGO_GEMM_1X1 || p->algo == VN_CONV_ALGO_IM2COL) &&
         p->device)
         st = vn_conv_gemm_plan(p);
     if (st == VN_OK) st = pack_constants(ctx, where, p);
+    if (st == VN_OK) st = pack_dw_constants(ctx, where, p);
     if (st != VN_OK) {
         vn_conv_plan_free(p);
         return st;
@@ -365,6 +454,8 @@ void vn_conv_plan_free(vn_conv_plan *p)
         vn_aligned_free(p->const_w);
         vn_aligned_free(p->const_bias);
     }
+    vn_aligned_free(p->dw_const_w);
+    vn_aligned_free(p->dw_const_bias);
     free(p);
 }
 

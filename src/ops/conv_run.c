@@ -43,6 +43,26 @@ static vn_status run_kernel(const vn_conv_plan *p, const vn_op_run_ctx *ctx, con
     return vn_conv_nc1hwc0_run(p, x, wp, bp, res, y, counters);
 }
 
+/* dw_fused (always NC1HWC0): the depthwise W and B packed unless constant. */
+static vn_status run_dw_fused(const vn_conv_plan *p, const vn_op_run_ctx *ctx, const float *x,
+                              const float *wp, const float *bp, float *y)
+{
+    const float *dw_w = p->dw_const_w, *dw_b = p->dw_const_bias;
+    if (!dw_w) {
+        float *dst = ws_at(ctx->workspace, p->ws_dw_w);
+        vn_conv_pack_depthwise(&p->dw, ctx->inputs[4].data, dst);
+        dw_w = dst;
+    }
+    if (p->dw_has_bias && !dw_b) {
+        float *dst = ws_at(ctx->workspace, p->ws_dw_bias);
+        memset(dst, 0, (size_t)(p->K1 * VN_C0) * sizeof *dst);
+        memcpy(dst, ctx->inputs[5].data, (size_t)p->dw.K * sizeof *dst);
+        dw_b = dst;
+    }
+    return vn_conv_dw_fused_run(p, x, wp, bp, dw_w, dw_b, ws_at(ctx->workspace, p->ws_dw_map), y,
+                                ctx->counters);
+}
+
 static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, const float *x,
                              const float *w, const float *bias, const float *res, float *y)
 {
@@ -59,6 +79,7 @@ static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, co
         memcpy(dst, bias, (size_t)g->K * sizeof *dst);
         bp = dst;
     }
+    if (p->dw_fused) return run_dw_fused(p, ctx, x, wp, bp, y);
     if (p->layout == VN_CONV_NC1HWC0) return run_kernel(p, ctx, x, wp, bp, res, y, ctx->counters);
     /* NCHW Y: the kernel's blocked output is reordered back; X too unless it reads it plain */
     float *xb = p->x_plain ? (float *)x : ws_at(ctx->workspace, p->ws_x);

@@ -1,0 +1,120 @@
+/*
+ * test_fuse_dw.c — the O3 pass fuse_pointwise_depthwise (pass_fuse_dw.c):
+ * an inverted-residual block's expansion 1x1 (with or without its ReLU) and
+ * the depthwise 3x3 after it become one FusedConvNC1HWC0 with dw_*
+ * attributes, and every level's outputs still equal O0's; a pointwise map
+ * with another reader, or one below the size threshold, stays unfused. The
+ * fused model round-trips through a .vnm.
+ */
+#include "graph/pass_fuse.h"
+#include "test_fuse_util.h"
+#include "vnm_fixture.h"
+
+#define C_IN 16
+#define EXP  96
+
+/* Conv y = x * w (k x k, pads k / 2, stride s, group g) of c -> k_out channels. */
+static void conv(ob *g, vt_rng *r, const char *x, const char *w, int64_t k_out, int64_t c,
+                 int64_t k, int64_t s, int64_t group, const char *y)
+{
+    int64_t wd[4] = {k_out, c / group, k, k}, pads[4] = {k / 2, k / 2, k / 2, k / 2};
+    int64_t st[2] = {s, s};
+    fz_rand_init(g, r, w, 4, wd, -0.3, 0.3);
+    ob a = {0};
+    fz_attr_ints(&a, "pads", 4, pads);
+    fz_attr_ints(&a, "strides", 2, st);
+    ob_attr_int(&a, "group", group);
+    fz_node(g, "Conv", y, x, w, NULL, y, &a);
+}
+
+/* x [1, 16, hw, hw] -> 3x3 conv + Relu -> 1x1 16 -> 96 (+ Relu) -> depthwise
+ * 3x3 / stride (+ Relu) -> 1x1 96 -> 24 = y. */
+static vn_graph *block(int64_t hw, int64_t stride, bool relu, bool expose)
+{
+    ob g = {0};
+    vt_rng r = {21};
+    int64_t xd[4] = {1, C_IN, hw, hw};
+    fz_input(&g, "x", 4, xd);
+    conv(&g, &r, "x", "w0", C_IN, C_IN, 3, 1, 1, "c0");
+    fz_node(&g, "Relu", "r0", "c0", NULL, NULL, "r0", NULL);
+    conv(&g, &r, "r0", "w1", EXP, C_IN, 1, 1, 1, "c1");
+    if (relu) fz_node(&g, "Relu", "r1", "c1", NULL, NULL, "r1", NULL);
+    conv(&g, &r, relu ? "r1" : "c1", "w2", EXP, EXP, 3, stride, EXP, "c2");
+    if (relu) fz_node(&g, "Relu", "r2", "c2", NULL, NULL, "r2", NULL);
+    conv(&g, &r, relu ? "r2" : "c2", "w3", 24, EXP, 1, 1, 1, "y");
+    fz_output(&g, "y");
+    if (expose) fz_output(&g, relu ? "r1" : "c1");
+    return fz_load(&g, 17);
+}
+
+static vn_named_tensor input(float *x, int64_t hw)
+{
+    vt_rng rng = {5};
+    vt_fill(&rng, x, (size_t)(C_IN * hw * hw), -1, 1);
+    return (vn_named_tensor){"x", {{VN_F32, 4, {1, C_IN, hw, hw}}, x}};
+}
+
+/* Every level equals O0; O3's pass made want_fused changes. */
+static void check(vn_graph *gr, int64_t hw, const char *const *outs, int want_fused)
+{
+    float *x = malloc((size_t)(C_IN * hw * hw) * sizeof *x);
+    vn_named_tensor in[1] = {input(x, hw)};
+    vn_model_stats o2;
+    fz_levels(gr, in, 1, outs, &o2);
+    int got = fz_changes(&fz_o3, "fuse_pointwise_depthwise");
+    VT_CHECK(got == want_fused, "fuse_pointwise_depthwise: %d changes, want %d", got, want_fused);
+    free(x);
+}
+
+/* The O3 model through a .vnm and back: the fused node's attributes and
+ * inputs survive, and every output is byte-identical. */
+static void check_vnm(vn_graph *gr, int64_t hw)
+{
+    float *x = malloc((size_t)(C_IN * hw * hw) * sizeof *x);
+    vn_named_tensor in[1] = {input(x, hw)};
+    vn_compile_options o = {.opt_level = 3};
+    vn_model *m = NULL, *back = NULL;
+    char path[256];
+    tmp_path(path, sizeof path, "fuse_dw");
+    VT_OK(vn_model_compile(gr, &o, &m));
+    if (m) VT_OK(vn_model_save(m, path));
+    if (m) VT_OK(vn_model_load(path, NULL, &back));
+    if (m && back) check_same(m, back, in, 1);
+    vn_model_destroy(back);
+    vn_model_destroy(m);
+    remove(path);
+    free(x);
+}
+
+/* 96 x 40 x 40 floats (614 KB) pass the pass's size threshold. */
+static void test_block(void)
+{
+    const char *outs[] = {"y", NULL};
+    for (int relu = 0; relu < 2; relu++)
+        for (int64_t stride = 1; stride <= 2; stride++) {
+            vn_graph *gr = block(40, stride, relu, false);
+            check(gr, 40, outs, 1);
+            if (relu && stride == 2) check_vnm(gr, 40);
+            vn_graph_destroy(gr);
+        }
+}
+
+/* The expanded map is also a graph output; or it is small (96 x 16 x 16,
+ * 98 KB, stays in L2 between the launches anyway): no fusion. */
+static void test_not_fused(void)
+{
+    const char *outs[] = {"y", "r1", NULL}, *small[] = {"y", NULL};
+    vn_graph *gr = block(40, 2, true, true);
+    check(gr, 40, outs, 0);
+    vn_graph_destroy(gr);
+    gr = block(16, 1, true, false);
+    check(gr, 16, small, 0);
+    vn_graph_destroy(gr);
+}
+
+int main(void)
+{
+    VT_RUN(test_block);
+    VT_RUN(test_not_fused);
+    return vt_summary();
+}
