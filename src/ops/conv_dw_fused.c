@@ -4,17 +4,22 @@
  * expansion + depthwise, fused by pass_fuse_dw.c).
  *
  * The pointwise output is the expanded map (6x the block's input: 4.8 MB at
- * MobileNetV2's features.2); written and read back it costs more than both
- * convolutions compute. Here a tile is (image, band of depthwise output
- * rows): it computes the pointwise rows the band's taps reach, every output
- * block, into the L1 scratch [K1][rows][IW][16] (CopyIn and the first
+ * MobileNetV2's features.2); written and read back it costs about as much
+ * as both convolutions compute, and the pair is two launches. The depthwise
+ * conv works channel by channel, so a tile is (image, band of depthwise
+ * output rows, group of up to max_ncb channel blocks: the direct kernel's
+ * register block). It computes the group's pointwise rows that the band's
+ * taps reach into the L1 scratch [ncb][rows][IW][16] (CopyIn and the first
  * Compute: consecutive rows are one flat run of pixels, cut in chunks of
- * CHUNK for the direct kernel's row call, every block group per chunk while
- * the chunk's input is in L1), then runs the depthwise kernel over the
- * scratch into Y (the second Compute and CopyOut; it skips the taps in the
- * padding itself, as on an unfused map).
- * A band recomputes the pointwise rows it shares with the next one
- * ((KH - 1) * dh + 1 - sh rows: 1 in 2 x rows for a 3x3/2).
+ * CHUNK for the direct kernel's row call), then runs the depthwise kernel
+ * over the scratch into Y (the second Compute and CopyOut; it skips the
+ * taps in the padding itself, as on an unfused map). Tiles go group
+ * fastest, so consecutive tiles of a launch block read the same input rows.
+ *
+ * A band is every row where the group's whole plane fits the scratch (up to
+ * 56 x 56 with a 512 KiB L1 arena: nothing is computed twice); a taller
+ * map's bands recompute the pointwise rows they share with the next band
+ * ((KH - 1) * dh + 1 - sh rows: 1 in 33 at MobileNetV2's 112 x 112 3x3/2).
  *
  * When not even one output row's pointwise rows fit the L1 arena (a huge
  * map, or a small VINCI_L1_SIZE), the whole pointwise map goes to the
@@ -32,7 +37,8 @@ typedef struct dw_fused_args {
     const vn_conv_table *t;
     const float *x, *w, *bias, *dw_w, *dw_bias;
     float *y;
-    int64_t band, bands, tiles; /* depthwise output rows per tile, tiles per image, all */
+    int64_t ncb, groups;        /* channel blocks per group (at most), groups */
+    int64_t band, bands, tiles; /* depthwise output rows per tile, bands per image, tiles */
     int64_t rows;               /* scratch rows (pointwise rows of a full band) */
 } dw_fused_args;
 
@@ -45,9 +51,15 @@ static int64_t band_rows(const vn_conv_geom *dw, int64_t band)
     return (band - 1) * dw->sh + (dw->KH - 1) * dw->dh + 1;
 }
 
+/* Channel blocks of a group: the direct kernel's register block. */
+static int64_t group_blocks(const vn_conv_plan *p)
+{
+    return vn_ops_min(p->K1, vn_conv_table_get()->max_ncb);
+}
+
 static int64_t scratch_bytes(const vn_conv_plan *p, int64_t band)
 {
-    return p->K1 * band_rows(&p->dw, band) * p->dw.IW * VN_C0 * 4;
+    return group_blocks(p) * band_rows(&p->dw, band) * p->dw.IW * VN_C0 * 4;
 }
 
 bool vn_conv_dw_fits(const vn_conv_plan *p)
@@ -55,8 +67,9 @@ bool vn_conv_dw_fits(const vn_conv_plan *p)
     return scratch_bytes(p, 1) <= vn_conv_arena_room(p, VN_ARENA_L1);
 }
 
-/* Pointwise pixels [q0, q0 + n) of image n (rows flattened), output blocks
- * [ob, ob + ncb), into the scratch, whose pixel 0 is pixel s0 of the map. */
+/* Pointwise pixels [q0, q0 + count) of image n (rows flattened), output
+ * blocks [ob, ob + ncb), into scratch blocks 0 .. ncb - 1, whose pixel 0 is
+ * pixel s0 of the map. */
 static void pointwise_chunk(const dw_fused_args *d, int64_t n, int64_t q0, int64_t count,
                             int64_t ob, int64_t ncb, float *scratch, int64_t s0)
 {
@@ -73,23 +86,24 @@ static void pointwise_chunk(const dw_fused_args *d, int64_t n, int64_t q0, int64
     a.ncb = (int32_t)ncb;
     /* a 1x1 over one flat row of `count` pixels (conv_direct.c's flat chunks) */
     a.IH = a.KH = a.KW = a.sw = a.dw = a.dh = 1, a.IW = a.OW = count, a.x_row0 = q0;
-    a.y = scratch + (ob * d->rows * g->IW + q0 - s0) * VN_C0;
+    a.y = scratch + (q0 - s0) * VN_C0;
     a.y_bstride = d->rows * g->IW * VN_C0;
     a.bias = d->bias ? d->bias + ob * VN_C0 : NULL;
     a.epi = p->epi;
+    a.w_cold = q0 == s0; /* the tile's first chunk: its group's weights are not in cache */
     a.rows = 1;
     d->t->direct_row(&a);
 }
 
-/* The depthwise rows [oh0, oh1) of block c1 of image n from the scratch,
- * whose row 0 is pointwise row r0. */
+/* The depthwise rows [oh0, oh1) of block c1 of image n from scratch block
+ * s, whose row 0 is pointwise row r0. */
 static void depthwise_rows(const dw_fused_args *d, int64_t n, int64_t c1, int64_t oh0, int64_t oh1,
-                           const float *scratch, int64_t r0)
+                           const float *scratch, int64_t s, int64_t r0)
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *dw = &p->dw;
     vn_conv_dw_args a = {0};
-    a.x = scratch + c1 * d->rows * dw->IW * VN_C0;
+    a.x = scratch + s * d->rows * dw->IW * VN_C0;
     a.w = d->dw_w + c1 * dw->KH * dw->KW * VN_C0;
     a.IH = dw->IH, a.IW = dw->IW, a.OW = dw->OW, a.KH = dw->KH, a.KW = dw->KW;
     a.sw = dw->sw, a.dw = dw->dw, a.pl = dw->pl, a.dh = dw->dh;
@@ -107,30 +121,30 @@ static void depthwise_rows(const dw_fused_args *d, int64_t n, int64_t c1, int64_
             memset(a.y + i * VN_C0 + real, 0, (size_t)(VN_C0 - real) * sizeof(float));
 }
 
-/* Tile t: image t / bands, band t % bands of depthwise output rows. */
+/* Tile t: image, band of depthwise output rows, group of channel blocks
+ * (fastest). */
 static void fused_tile(vn_core *core, const dw_fused_args *d, int64_t t, float *scratch)
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *dw = &p->dw;
-    int64_t n = t / d->bands, oh0 = t % d->bands * d->band;
+    int64_t ob = t % d->groups * d->ncb, ncb = vn_ops_min(d->ncb, p->K1 - ob);
+    int64_t n = t / d->groups / d->bands, oh0 = t / d->groups % d->bands * d->band;
     int64_t oh1 = vn_ops_min(dw->OH, oh0 + d->band);
     int64_t top = oh0 * dw->sh - dw->pt; /* the band's first tap row, maybe padding */
     int64_t r0 = vn_ops_max(0, top), r1 = vn_ops_min(dw->IH, top + band_rows(dw, oh1 - oh0));
-    int64_t ncb_max = d->t->max_ncb, IW = dw->IW, q1 = r1 * IW;
+    int64_t IW = dw->IW, q1 = r1 * IW;
     for (int64_t q = r0 * IW; q < q1; q += CHUNK)
-        for (int64_t ob = 0; ob < p->K1; ob += ncb_max)
-            pointwise_chunk(d, n, q, vn_ops_min(CHUNK, q1 - q), ob, vn_ops_min(ncb_max, p->K1 - ob),
-                            scratch, r0 * IW);
-    for (int64_t c1 = 0; c1 < p->K1; c1++) depthwise_rows(d, n, c1, oh0, oh1, scratch, r0);
+        pointwise_chunk(d, n, q, vn_ops_min(CHUNK, q1 - q), ob, ncb, scratch, r0 * IW);
+    for (int64_t s = 0; s < ncb; s++) depthwise_rows(d, n, ob + s, oh0, oh1, scratch, s, r0);
     vn_core_count_macs(core, VN_F32,
-                       (r1 - r0) * p->g.OW * p->K1 * VN_C0 * p->g.C +
-                           (oh1 - oh0) * dw->OW * p->K1 * VN_C0 * dw->KH * dw->KW);
+                       (r1 - r0) * p->g.OW * ncb * VN_C0 * p->g.C +
+                           (oh1 - oh0) * dw->OW * ncb * VN_C0 * dw->KH * dw->KW);
 }
 
 static void dw_fused_kernel(vn_core *core, const void *args)
 {
     const dw_fused_args *d = args;
-    int64_t begin, end, elems = d->p->K1 * d->rows * d->p->dw.IW * VN_C0;
+    int64_t begin, end, elems = d->ncb * d->rows * d->p->dw.IW * VN_C0;
     vn_ops_split(d->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
     float *scratch = vn_ptr(float, vn_buf_new(core, VN_B1, elems, VN_F32));
     for (int64_t t = begin; t < end; t++) {
@@ -139,18 +153,22 @@ static void dw_fused_kernel(vn_core *core, const void *args)
     }
 }
 
-/* Bands: as many output rows as the L1 scratch holds, then as even as a
- * whole number of tiles per worker allows. */
+/* Bands: as many output rows as the L1 scratch holds; then more, thinner
+ * ones while the tiles would leave a worker idle at the end (fewer than 4
+ * per worker and not a whole number per worker: MobileNetV2's 144 channels
+ * at 56 x 56 are 5 groups, which 2 workers would split 3 : 2). */
 static void plan_bands(const vn_conv_plan *p, dw_fused_args *d)
 {
     int64_t OH = p->dw.OH, fit = 1, workers = vn_device_num_workers(p->device);
     int64_t room = vn_conv_arena_room(p, VN_ARENA_L1);
+    d->ncb = group_blocks(p);
+    d->groups = vn_ops_div_up(p->K1, d->ncb);
     while (fit < OH && scratch_bytes(p, fit + 1) <= room) fit++;
-    int64_t bands = vn_ops_div_up(OH, fit);
-    if (p->g.N < workers) bands = vn_ops_min(OH, vn_ops_div_up(bands, workers) * workers);
+    int64_t bands = vn_ops_div_up(OH, fit), per = p->g.N * d->groups;
+    while (bands < OH && per * bands < 4 * workers && per * bands % workers != 0) bands++;
     d->band = vn_ops_div_up(OH, bands);
     d->bands = vn_ops_div_up(OH, d->band);
-    d->tiles = p->g.N * d->bands;
+    d->tiles = per * d->bands;
     d->rows = band_rows(&p->dw, d->band);
 }
 
@@ -186,7 +204,7 @@ vn_status vn_conv_dw_fused_run(const vn_conv_plan *p, const float *x, const floa
                        .y = y};
     plan_bands(p, &d);
     if (d.tiles == 0) return VN_OK;
-    int64_t work = d.rows * p->g.OW * p->K1 * VN_C0 * p->g.C; /* MACs of a tile, about */
+    int64_t work = d.rows * p->g.OW * d.ncb * VN_C0 * p->g.C; /* MACs of a tile, about */
     int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / 8));
     vn_launch_desc ld = {dw_fused_kernel, "vn_conv_dw_fused", blocks, &d, -1};
     vn_status st = vn_launch(p->device, &ld, counters);

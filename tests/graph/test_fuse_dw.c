@@ -3,7 +3,7 @@
  * an inverted-residual block's expansion 1x1 (with or without its ReLU) and
  * the depthwise 3x3 after it become one FusedConvNC1HWC0 with dw_*
  * attributes, and every level's outputs still equal O0's; a pointwise map
- * with another reader, or one below the size threshold, stays unfused. The
+ * with another reader, or read by a dense 3x3 instead, stays unfused. The
  * fused model round-trips through a .vnm.
  */
 #include "graph/pass_fuse.h"
@@ -28,8 +28,8 @@ static void conv(ob *g, vt_rng *r, const char *x, const char *w, int64_t k_out, 
 }
 
 /* x [1, 16, hw, hw] -> 3x3 conv + Relu -> 1x1 16 -> 96 (+ Relu) -> depthwise
- * 3x3 / stride (+ Relu) -> 1x1 96 -> 24 = y. */
-static vn_graph *block(int64_t hw, int64_t stride, bool relu, bool expose)
+ * (or with `dense`, a full) 3x3 / stride (+ Relu) -> 1x1 96 -> 24 = y. */
+static vn_graph *block(int64_t hw, int64_t stride, bool relu, bool expose, bool dense)
 {
     ob g = {0};
     vt_rng r = {21};
@@ -39,7 +39,7 @@ static vn_graph *block(int64_t hw, int64_t stride, bool relu, bool expose)
     fz_node(&g, "Relu", "r0", "c0", NULL, NULL, "r0", NULL);
     conv(&g, &r, "r0", "w1", EXP, C_IN, 1, 1, 1, "c1");
     if (relu) fz_node(&g, "Relu", "r1", "c1", NULL, NULL, "r1", NULL);
-    conv(&g, &r, relu ? "r1" : "c1", "w2", EXP, EXP, 3, stride, EXP, "c2");
+    conv(&g, &r, relu ? "r1" : "c1", "w2", EXP, EXP, 3, stride, dense ? 1 : EXP, "c2");
     if (relu) fz_node(&g, "Relu", "r2", "c2", NULL, NULL, "r2", NULL);
     conv(&g, &r, relu ? "r2" : "c2", "w3", 24, EXP, 1, 1, 1, "y");
     fz_output(&g, "y");
@@ -86,29 +86,29 @@ static void check_vnm(vn_graph *gr, int64_t hw)
     free(x);
 }
 
-/* 96 x 40 x 40 floats (614 KB) pass the pass's size threshold. */
 static void test_block(void)
 {
     const char *outs[] = {"y", NULL};
+    const int64_t hw[2] = {13, 40}; /* stride 1 on 13 x 13, stride 2 on 40 x 40 */
     for (int relu = 0; relu < 2; relu++)
         for (int64_t stride = 1; stride <= 2; stride++) {
-            vn_graph *gr = block(40, stride, relu, false);
-            check(gr, 40, outs, 1);
-            if (relu && stride == 2) check_vnm(gr, 40);
+            vn_graph *gr = block(hw[stride - 1], stride, relu, false, false);
+            check(gr, hw[stride - 1], outs, 1);
+            if (relu && stride == 2) check_vnm(gr, hw[1]);
             vn_graph_destroy(gr);
         }
 }
 
-/* The expanded map is also a graph output; or it is small (96 x 16 x 16,
- * 98 KB, stays in L2 between the launches anyway): no fusion. */
+/* The expanded map is also a graph output; or a dense 3x3 reads it (the
+ * fused operator's plan refuses): no fusion. */
 static void test_not_fused(void)
 {
-    const char *outs[] = {"y", "r1", NULL}, *small[] = {"y", NULL};
-    vn_graph *gr = block(40, 2, true, true);
+    const char *outs[] = {"y", "r1", NULL}, *dense[] = {"y", NULL};
+    vn_graph *gr = block(40, 2, true, true, false);
     check(gr, 40, outs, 0);
     vn_graph_destroy(gr);
-    gr = block(16, 1, true, false);
-    check(gr, 16, small, 0);
+    gr = block(20, 1, true, false, true);
+    check(gr, 20, dense, 0);
     vn_graph_destroy(gr);
 }
 
