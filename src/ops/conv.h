@@ -104,7 +104,8 @@ typedef struct vn_conv_plan {
     vn_conv_geom dw; /* the depthwise geometry over this conv's output map */
     vn_conv_epi dw_epi;
     bool dw_has_bias;
-    float *dw_const_w, *dw_const_bias; /* packed at plan time when constant; always owned */
+    float *dw_const_w, *dw_const_bias; /* packed at plan time when constant */
+    bool dw_borrowed;                  /* they point into an offline model: not freed */
     size_t ws_dw_w, ws_dw_bias;        /* packed per run otherwise */
     size_t ws_dw_map; /* dw_fused, when one band's rows do not fit L1: the pointwise map */
     char where[VN_OPS_WHERE_MAX];

@@ -454,23 +454,51 @@ void vn_conv_plan_free(vn_conv_plan *p)
         vn_aligned_free(p->const_w);
         vn_aligned_free(p->const_bias);
     }
-    vn_aligned_free(p->dw_const_w);
-    vn_aligned_free(p->dw_const_bias);
+    if (!p->dw_borrowed) {
+        vn_aligned_free(p->dw_const_w);
+        vn_aligned_free(p->dw_const_bias);
+    }
     free(p);
 }
 
 /* ---- pre-packed constants -------------------------------------------------------- */
 
-#define BIT_W    (1u << 1)
-#define BIT_BIAS (1u << 2)
+#define BIT_W       (1u << 1)
+#define BIT_BIAS    (1u << 2)
+#define BIT_DW_W    (1u << 4)
+#define BIT_DW_BIAS (1u << 5)
 
-/* The packed blob's layout tag; a plain input's weights are dense
+/* The packed blobs' layout tags; a plain input's weights are dense
  * (vn_conv_pack_plain), so they carry a tag of their own: an offline model
  * packed for the other layout is refused at load, not misread. */
-static void blob_layout(const vn_conv_plan *p, bool bias, char *buf, size_t size)
+static void blob_layout(const vn_conv_plan *p, uint32_t bit, char *buf, size_t size)
 {
+    if (bit == BIT_DW_W || bit == BIT_DW_BIAS) {
+        snprintf(buf, size, "conv.dw_%s.f32.c%d", bit == BIT_DW_W ? "depthwise" : "bias", VN_C0);
+        return;
+    }
+    bool bias = bit == BIT_BIAS;
     snprintf(buf, size, "conv.%s%s.%s.c%d", bias ? "bias" : vn_conv_algo_name(p->algo),
              p->x_plain && !bias ? "_plain" : "", p->bf16 && !bias ? "bf16" : "f32", VN_C0);
+}
+
+/* A plan's constants that go to blobs, in blob order, with their sizes. */
+typedef struct plan_blob {
+    uint32_t bit;
+    float **data;
+    size_t size;
+} plan_blob;
+
+static int32_t plan_blobs(vn_conv_plan *p, plan_blob out[VN_OP_MAX_BLOBS])
+{
+    size_t bias = (size_t)(p->K1 * VN_C0) * sizeof(float);
+    size_t dw = (size_t)vn_conv_packed_elems(&p->dw, VN_CONV_ALGO_DEPTHWISE) * sizeof(float);
+    int32_t n = 0;
+    out[n++] = (plan_blob){BIT_W, &p->const_w, packed_bytes(p)};
+    out[n++] = (plan_blob){BIT_BIAS, &p->const_bias, bias};
+    if (p->dw_fused) out[n++] = (plan_blob){BIT_DW_W, &p->dw_const_w, dw};
+    if (p->dw_fused) out[n++] = (plan_blob){BIT_DW_BIAS, &p->dw_const_bias, bias};
+    return n;
 }
 
 int32_t vn_conv_plan_export(const vn_conv_plan *p, vn_op_blob blobs[VN_OP_MAX_BLOBS],
@@ -478,19 +506,16 @@ int32_t vn_conv_plan_export(const vn_conv_plan *p, vn_op_blob blobs[VN_OP_MAX_BL
 {
     *consumed = 0;
     if (!p || !p->const_w) return 0;
-    int32_t n = 0;
-    memset(blobs, 0, 2 * sizeof *blobs);
-    blobs[n].data = p->const_w;
-    blobs[n].size = packed_bytes(p);
-    blob_layout(p, false, blobs[n].layout, sizeof blobs[n].layout);
-    n++;
-    *consumed = BIT_W;
-    if (p->const_bias) {
-        blobs[n].data = p->const_bias;
-        blobs[n].size = (size_t)(p->K1 * VN_C0) * sizeof(float);
-        blob_layout(p, true, blobs[n].layout, sizeof blobs[n].layout);
+    plan_blob pb[VN_OP_MAX_BLOBS];
+    int32_t count = plan_blobs((vn_conv_plan *)p, pb), n = 0;
+    for (int32_t i = 0; i < count; i++) {
+        if (!*pb[i].data) continue;
+        memset(&blobs[n], 0, sizeof blobs[n]);
+        blobs[n].data = *pb[i].data;
+        blobs[n].size = pb[i].size;
+        blob_layout(p, pb[i].bit, blobs[n].layout, sizeof blobs[n].layout);
         n++;
-        *consumed |= BIT_BIAS;
+        *consumed |= pb[i].bit;
     }
     return n;
 }
@@ -498,29 +523,42 @@ int32_t vn_conv_plan_export(const vn_conv_plan *p, vn_op_blob blobs[VN_OP_MAX_BL
 vn_status vn_conv_plan_adopt(vn_conv_plan *p, const vn_op_blob *blobs, int32_t num_blobs,
                              uint64_t consumed)
 {
-    bool blocked = vn_conv_algo_blocked(p->algo);
-    bool bias = (consumed & BIT_BIAS) != 0;
-    if (!blocked || !(consumed & BIT_W) || (consumed & ~(uint64_t)(BIT_W | BIT_BIAS)) ||
-        (bias && !p->has_bias) || num_blobs != 1 + bias)
+    plan_blob pb[VN_OP_MAX_BLOBS];
+    int32_t count = plan_blobs(p, pb), want = 0;
+    uint64_t known = 0;
+    for (int32_t i = 0; i < count; i++) {
+        known |= pb[i].bit;
+        want += (consumed & pb[i].bit) != 0;
+    }
+    bool bias_ok = !(consumed & BIT_BIAS) || p->has_bias;
+    bool dw_bias_ok = !(consumed & BIT_DW_BIAS) || p->dw_has_bias;
+    if (!vn_conv_algo_blocked(p->algo) || !(consumed & BIT_W) || (consumed & ~known) || !bias_ok ||
+        !dw_bias_ok || num_blobs != want)
         return vn_error(VN_ERR_FORMAT, p->where,
                         "%d packed blobs consuming inputs 0x%llx do not fit the %s algorithm "
-                        "(W packed for a blocked algorithm, then B if constant)",
+                        "(W packed for a blocked algorithm, then B if constant, then a fused "
+                        "depthwise conv's W and B)",
                         (int)num_blobs, (unsigned long long)consumed, vn_conv_algo_name(p->algo));
     char lay[48];
-    blob_layout(p, false, lay, sizeof lay);
-    vn_status st = vn_prepack_check_blob(p->where, &blobs[0], 0, packed_bytes(p), lay);
-    blob_layout(p, true, lay, sizeof lay);
-    if (st == VN_OK && bias)
-        st = vn_prepack_check_blob(p->where, &blobs[1], 1, (size_t)(p->K1 * VN_C0) * sizeof(float),
-                                   lay);
-    if (st != VN_OK) return st;
-    if (!p->borrowed) { /* normally none: the plan was built with W hidden */
+    for (int32_t i = 0, k = 0; i < count; i++) {
+        if (!(consumed & pb[i].bit)) continue;
+        blob_layout(p, pb[i].bit, lay, sizeof lay);
+        vn_status st = vn_prepack_check_blob(p->where, &blobs[k], k, pb[i].size, lay);
+        if (st != VN_OK) return st;
+        k++;
+    }
+    /* normally none: the plan was built with these inputs hidden */
+    if (!p->borrowed) {
         vn_aligned_free(p->const_w);
         vn_aligned_free(p->const_bias);
     }
+    if (consumed & BIT_DW_W) vn_aligned_free(p->dw_const_w), p->dw_const_w = NULL;
+    if (consumed & BIT_DW_BIAS) vn_aligned_free(p->dw_const_bias), p->dw_const_bias = NULL;
     p->borrowed = true;
-    p->const_w = (float *)blobs[0].data; /* read-only: runs only read them */
-    p->const_bias = bias ? (float *)blobs[1].data : NULL;
+    p->const_w = p->const_bias = NULL;
+    for (int32_t i = 0, k = 0; i < count; i++) /* read-only: runs only read them */
+        if (consumed & pb[i].bit) *pb[i].data = (float *)blobs[k++].data;
+    p->dw_borrowed = (consumed & (BIT_DW_W | BIT_DW_BIAS)) != 0;
     plan_workspace(p);
     return VN_OK;
 }
