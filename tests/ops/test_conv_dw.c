@@ -8,7 +8,8 @@
  * under activations that map zero elsewhere), a dilated 5x5 with
  * asymmetric pads, a batch, no depthwise bias; an L1 arena that holds a
  * few rows only (many bands, each recomputing the rows it shares) and one
- * too small for one row (the workspace fallback); and the refusals.
+ * too small for one row (the workspace fallback); the refusals; and the
+ * pre-packed blobs of an offline model (export, adopt: the same bits).
  */
 #include "test_conv_ref.h"
 
@@ -279,11 +280,95 @@ static void test_refused(void)
     VT_CONTAINS(vn_last_error(), "1x1");
 }
 
+/* Plan p (built from ctx) run on the tensors ti into y. */
+static void run_plan(const vn_conv_plan *p, const vn_op_ctx *ctx, const vn_tensor *ti, float *y)
+{
+    vn_tensor to = {vn_conv_plan_out_desc(p), y};
+    void *ws = p->ws_total ? malloc(p->ws_total) : NULL;
+    vn_op_run_ctx rc = {ctx->def, ctx->device, p, ti, 6, &to, 1, ws, NULL};
+    VT_OK(vn_conv_execute(p, &rc));
+    free(ws);
+}
+
+/* Constant weights (as a graph has them): the plan packs all four, exports
+ * them as blobs (W, B, the depthwise W and B: consumed inputs 1, 2, 4, 5),
+ * and a plan built with those inputs hidden adopts them and computes the
+ * same bits; the same plan with the weights as run-time inputs does too. */
+static void test_prepacked(void)
+{
+    cc c = PW(1, 24, 21, 19, 144);
+    dw_case q = {3, 2, 1, {1, 1, 1, 1}, relu6, true};
+    int64_t K = 144, K1 = 9, C1 = 2, OH = 11, OW = 10;
+    vt_rng r = {31};
+    float *xb = calloc((size_t)(C1 * 21 * 19 * 16), 4), *w = malloc((size_t)(K * 24) * 4);
+    float *b = malloc((size_t)K * 4), *wd = malloc((size_t)(K * 9) * 4),
+          *bd = malloc((size_t)K * 4);
+    float *y[3];
+    for (int i = 0; i < 3; i++) y[i] = malloc((size_t)(K1 * OH * OW * 16) * 4);
+    vt_fill(&r, xb, (size_t)(C1 * 21 * 19 * 16), -1, 1);
+    vt_fill(&r, w, (size_t)(K * 24), -0.5, 0.5);
+    vt_fill(&r, b, (size_t)K, -1, 1);
+    vt_fill(&r, wd, (size_t)(K * 9), -1, 1);
+    vt_fill(&r, bd, (size_t)K, -1, 1);
+    attr_buf ab;
+    dw_attrs da;
+    vn_attrs attrs = fused_attrs(&da, &ab, &c, relu6, &q, K);
+    int64_t wdims[4] = {K, 24, 1, 1}, kd[1] = {K}, dwd[4] = {K, 1, 3, 3};
+    vn_tensor_desc in[6] = {fmap_desc(&c, 24, 21, 19, true),
+                            make_desc(4, wdims),
+                            make_desc(1, kd),
+                            make_desc(1, kd),
+                            make_desc(4, dwd),
+                            make_desc(1, kd)};
+    in[3].rank = -1;
+    vn_tensor ti[6] = {{in[0], xb},   {in[1], w},  {in[2], b},
+                       {in[3], NULL}, {in[4], wd}, {in[5], bd}};
+    const void *data[6] = {NULL, w, b, NULL, wd, bd}, *hidden[6] = {NULL};
+    vn_device *dev = NULL;
+    VT_OK(vn_device_default(&dev));
+    vn_op_ctx ctx = {.def = vn_op_find("FusedConvNC1HWC0", "vinci"),
+                     .device = dev,
+                     .inputs = in,
+                     .num_inputs = 6,
+                     .attrs = &attrs,
+                     .node_name = "",
+                     .input_data = data};
+    vn_conv_plan *packed = NULL, *adopted = NULL, *plain = NULL;
+    VT_OK(vn_conv_plan_build(&ctx, "packed", VN_CONV_NC1HWC0, true, &packed));
+    vn_op_blob blobs[VN_OP_MAX_BLOBS];
+    uint64_t consumed = 0;
+    int32_t n = packed ? vn_conv_plan_export(packed, blobs, &consumed) : 0;
+    VT_CHECK(n == 4 && consumed == 0x36, "%d blobs consuming 0x%llx, want 4 and 0x36", (int)n,
+             (unsigned long long)consumed);
+    vn_op_ctx hid = ctx;
+    hid.input_data = hidden, hid.prepacked_inputs = consumed;
+    VT_OK(vn_conv_plan_build(&hid, "adopted", VN_CONV_NC1HWC0, true, &adopted));
+    if (adopted) VT_OK(vn_conv_plan_adopt(adopted, blobs, n, consumed));
+    ctx.input_data = NULL;
+    VT_OK(vn_conv_plan_build(&ctx, "plain", VN_CONV_NC1HWC0, true, &plain));
+    if (packed && adopted && plain) {
+        run_plan(packed, &ctx, ti, y[0]);
+        run_plan(adopted, &ctx, ti, y[1]);
+        run_plan(plain, &ctx, ti, y[2]);
+        size_t bytes = (size_t)(K1 * OH * OW * 16) * 4;
+        VT_CHECK(!memcmp(y[0], y[1], bytes) && !memcmp(y[0], y[2], bytes),
+                 "packed, adopted and per-run packed weights give the same bits");
+    }
+    /* a blob missing: refused with a message */
+    if (adopted)
+        VT_CHECK(vn_conv_plan_adopt(adopted, blobs, n - 1, consumed) == VN_ERR_FORMAT,
+                 "3 blobs for 4 consumed inputs are refused");
+    vn_conv_plan_free(packed), vn_conv_plan_free(adopted), vn_conv_plan_free(plain);
+    free(xb), free(w), free(b), free(wd), free(bd);
+    for (int i = 0; i < 3; i++) free(y[i]);
+}
+
 int main(void)
 {
     VT_RUN(test_mobilenet);
     VT_RUN(test_attributes);
     VT_RUN(test_small_l1);
     VT_RUN(test_refused);
+    VT_RUN(test_prepacked);
     return vt_summary();
 }
