@@ -124,8 +124,9 @@ vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
 
 /* Bytes of p's device's `arena` a kernel may use (the size less a margin). */
 int64_t vn_conv_arena_room(const vn_conv_plan *p, vn_arena arena);
-/* dw_fused: does one depthwise output row's pointwise rows, every block,
- * fit p's device's L1 arena (conv_dw_fused.c's scratch)? */
+/* dw_fused: do one depthwise output row's pointwise rows, for a group of
+ * max_ncb channel blocks, fit p's device's L1 arena (conv_dw_fused.c's
+ * scratch)? */
 bool vn_conv_dw_fits(const vn_conv_plan *p);
 /* dw_fused: Y = the depthwise conv of the pointwise conv of x, by bands
  * of rows through an L1 scratch; dw_w packed [K1][KH][KW][16], dw_bias

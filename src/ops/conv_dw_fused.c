@@ -136,8 +136,8 @@ static void fused_tile(vn_core *core, const dw_fused_args *d, int64_t t, float *
     for (int64_t q = r0 * IW; q < q1; q += CHUNK)
         pointwise_chunk(d, n, q, vn_ops_min(CHUNK, q1 - q), ob, ncb, scratch, r0 * IW);
     for (int64_t s = 0; s < ncb; s++) depthwise_rows(d, n, ob + s, oh0, oh1, scratch, s, r0);
-    vn_core_count_macs(core, VN_F32,
-                       (r1 - r0) * p->g.OW * ncb * VN_C0 * p->g.C +
+    vn_core_count_macs(core, VN_F32, /* r1 < r0: a band wholly in the padding */
+                       vn_ops_max(0, r1 - r0) * p->g.OW * ncb * VN_C0 * p->g.C +
                            (oh1 - oh0) * dw->OW * ncb * VN_C0 * dw->KH * dw->KW);
 }
 

@@ -349,6 +349,9 @@ static vn_status read_dw(const vn_op_ctx *ctx, const char *where, vn_conv_plan *
     if (st != VN_OK || (view.count == 0 && !given)) return st;
     char dw_where[VN_OPS_WHERE_MAX + 48];
     snprintf(dw_where, sizeof dw_where, "%s (fused depthwise conv, dw_ attributes)", where);
+    /* the fused kernels are f32: a bf16 request (--precision bf16 marks
+     * every conv after the fusions) leaves this pair in f32 */
+    p->bf16 = false;
     if (!given || !dw_fusable(p))
         return vn_error(VN_ERR_UNSUPPORTED, dw_where,
                         "a fused depthwise conv needs its W as input 4 and an f32 direct 1x1 "
@@ -360,11 +363,12 @@ static vn_status read_dw(const vn_op_ctx *ctx, const char *where, vn_conv_plan *
     st = vn_conv_geom_parse(&c, dw_where, VN_CONV_NC1HWC0, false, &p->dw);
     if (st == VN_OK) st = vn_conv_epi_parse(&c, dw_where, &p->dw_epi);
     if (st != VN_OK) return st;
-    if (!vn_conv_depthwise_ok(&p->dw) || p->dw.nsp != 2)
+    if (!vn_conv_depthwise_ok(&p->dw) || p->dw.nsp != 2 || p->dw.C != p->g.K)
         return vn_error(VN_ERR_UNSUPPORTED, dw_where,
-                        "a 2-D depthwise conv (group = channels = outputs) is needed; this is "
-                        "group %lld over %lld channels into %lld",
-                        (long long)p->dw.G, (long long)p->dw.C, (long long)p->dw.K);
+                        "a 2-D depthwise conv (group = channels = outputs) of the pointwise conv's "
+                        "%lld outputs is needed; this is group %lld over %lld channels into %lld",
+                        (long long)p->g.K, (long long)p->dw.G, (long long)p->dw.C,
+                        (long long)p->dw.K);
     p->dw_has_bias = ins[2].rank >= 0;
     if (p->dw_has_bias && (ins[2].rank != 1 || ins[2].dims[0] != p->dw.K || ins[2].dtype != VN_F32))
         return vn_error(VN_ERR_SHAPE, dw_where, "its B must be f32[%lld]", (long long)p->dw.K);
@@ -376,7 +380,7 @@ static vn_status read_dw(const vn_op_ctx *ctx, const char *where, vn_conv_plan *
 static vn_status pack_dw_constants(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
 {
     const float *w = ctx->input_data ? ctx->input_data[4] : NULL;
-    if (!p->dw_fused || !w) return VN_OK;
+    if (!p->dw_fused || !w || !ctx->device) return VN_OK; /* as pack_constants */
     size_t wb = (size_t)vn_conv_packed_elems(&p->dw, VN_CONV_ALGO_DEPTHWISE) * sizeof(float);
     size_t bb = (size_t)(p->K1 * VN_C0) * sizeof(float);
     p->dw_const_w = vn_aligned_alloc(wb, 64);
@@ -531,7 +535,8 @@ vn_status vn_conv_plan_adopt(vn_conv_plan *p, const vn_op_blob *blobs, int32_t n
         want += (consumed & pb[i].bit) != 0;
     }
     bool bias_ok = !(consumed & BIT_BIAS) || p->has_bias;
-    bool dw_bias_ok = !(consumed & BIT_DW_BIAS) || p->dw_has_bias;
+    /* a depthwise B blob comes with its W blob (dw_borrowed covers both) */
+    bool dw_bias_ok = !(consumed & BIT_DW_BIAS) || (p->dw_has_bias && (consumed & BIT_DW_W));
     if (!vn_conv_algo_blocked(p->algo) || !(consumed & BIT_W) || (consumed & ~known) || !bias_ok ||
         !dw_bias_ok || num_blobs != want)
         return vn_error(VN_ERR_FORMAT, p->where,
@@ -552,13 +557,18 @@ vn_status vn_conv_plan_adopt(vn_conv_plan *p, const vn_op_blob *blobs, int32_t n
         vn_aligned_free(p->const_w);
         vn_aligned_free(p->const_bias);
     }
-    if (consumed & BIT_DW_W) vn_aligned_free(p->dw_const_w), p->dw_const_w = NULL;
-    if (consumed & BIT_DW_BIAS) vn_aligned_free(p->dw_const_bias), p->dw_const_bias = NULL;
+    if (consumed & BIT_DW_W) { /* B without a blob is packed per run, from input 5 */
+        if (!p->dw_borrowed) {
+            vn_aligned_free(p->dw_const_w);
+            vn_aligned_free(p->dw_const_bias);
+        }
+        p->dw_const_w = p->dw_const_bias = NULL;
+    }
     p->borrowed = true;
     p->const_w = p->const_bias = NULL;
     for (int32_t i = 0, k = 0; i < count; i++) /* read-only: runs only read them */
         if (consumed & pb[i].bit) *pb[i].data = (float *)blobs[k++].data;
-    p->dw_borrowed = (consumed & (BIT_DW_W | BIT_DW_BIAS)) != 0;
+    p->dw_borrowed = (consumed & BIT_DW_W) != 0;
     plan_workspace(p);
     return VN_OK;
 }

@@ -18,6 +18,7 @@ typedef struct dw_case {
     int64_t k, s, d, p[4];
     const epi_case *e;
     bool bias;
+    const char *auto_pad; /* given: dw_auto_pad instead of dw_pads (p is then resolved) */
 } dw_case;
 
 typedef struct dw_attrs {
@@ -44,7 +45,12 @@ static vn_attrs fused_attrs(dw_attrs *da, attr_buf *ab, const cc *c, const epi_c
         (vn_attr){.name = "dw_strides", .type = VN_ATTR_INTS, .ints = da->s, .count = 2};
     it[da->count++] =
         (vn_attr){.name = "dw_dilations", .type = VN_ATTR_INTS, .ints = da->d, .count = 2};
-    it[da->count++] = (vn_attr){.name = "dw_pads", .type = VN_ATTR_INTS, .ints = da->p, .count = 4};
+    if (q->auto_pad)
+        it[da->count++] =
+            (vn_attr){.name = "dw_auto_pad", .type = VN_ATTR_STRING, .s = q->auto_pad};
+    else
+        it[da->count++] =
+            (vn_attr){.name = "dw_pads", .type = VN_ATTR_INTS, .ints = da->p, .count = 4};
     it[da->count++] = (vn_attr){.name = "dw_group", .type = VN_ATTR_INT, .i = K};
     if (q->e->name) {
         it[da->count++] =
@@ -83,8 +89,10 @@ static void ref_dw(const double *map, const double *mag, int64_t K, int64_t H, i
             }
 }
 
-/* The device the fused plans run on (NULL: the default). */
+/* The device the fused plans run on (NULL: the default), and the
+ * workspace bytes of the last plan run_fused ran. */
 static vn_device *dw_device;
+static size_t dw_last_ws;
 
 static vn_status run_fused(const vn_tensor_desc *in, int n_in, const vn_attrs *attrs,
                            const vn_tensor *ti, float *y, int64_t OH, int64_t OW)
@@ -99,6 +107,7 @@ static vn_status run_fused(const vn_tensor_desc *in, int n_in, const vn_attrs *a
     vn_tensor to = {*od, y};
     size_t ws = vn_op_plan_workspace(plan);
     void *wsp = ws ? malloc(ws) : NULL;
+    dw_last_ws = ws;
     st = vn_op_run(plan, ti, n_in, &to, 1, wsp);
     free(wsp);
     vn_op_plan_destroy(plan);
@@ -110,8 +119,9 @@ static vn_status run_fused(const vn_tensor_desc *in, int n_in, const vn_attrs *a
 static void check_fused(cc c, const epi_case *e, dw_case q, uint64_t seed)
 {
     int64_t H = c.H, W = c.W, K = c.K, N = c.N, pt = q.p[0], pl = q.p[1], pb = q.p[2], pr = q.p[3];
-    int64_t OH = out_dim(H, q.k, q.s, q.d, &pt, &pb, NULL);
-    int64_t OW = out_dim(W, q.k, q.s, q.d, &pl, &pr, NULL);
+    int64_t OH = out_dim(H, q.k, q.s, q.d, &pt, &pb, q.auto_pad);
+    int64_t OW = out_dim(W, q.k, q.s, q.d, &pl, &pr, q.auto_pad);
+    q.p[0] = pt, q.p[1] = pl, q.p[2] = pb, q.p[3] = pr; /* the reference's pads */
     int64_t C1 = (c.C + 15) / 16, K1 = (K + 15) / 16, nx = N * c.C * H * W, nm = N * K * H * W;
     int64_t ny = N * K1 * OH * OW * 16;
     vt_rng r = {seed};
@@ -179,9 +189,11 @@ static const epi_case *const relu6 = &conv_epi_cases[3];
 static void test_mobilenet(void)
 {
     /* features.2: 16 -> 96, ReLU6, then 3x3/2 pad 1, ReLU6 */
-    check_fused(PW(1, 16, 30, 28, 96), relu6, (dw_case){3, 2, 1, {1, 1, 1, 1}, relu6, true}, 1);
+    check_fused(PW(1, 16, 30, 28, 96), relu6, (dw_case){3, 2, 1, {1, 1, 1, 1}, relu6, true, NULL},
+                1);
     /* features.3: 24 -> 144, then 3x3/1 pad 1 */
-    check_fused(PW(1, 24, 21, 19, 144), relu6, (dw_case){3, 1, 1, {1, 1, 1, 1}, relu6, true}, 2);
+    check_fused(PW(1, 24, 21, 19, 144), relu6, (dw_case){3, 1, 1, {1, 1, 1, 1}, relu6, true, NULL},
+                2);
 }
 
 static void test_attributes(void)
@@ -189,13 +201,19 @@ static void test_attributes(void)
     const epi_case *none = &conv_epi_cases[0], *sig = &conv_epi_cases[7];
     /* K % 16 = 8 with Sigmoid / HardSigmoid on both (zero lanes map to 0.5) */
     check_fused(PW(1, 20, 17, 15, 40), &conv_epi_cases[5],
-                (dw_case){3, 1, 1, {1, 1, 1, 1}, sig, true}, 3);
+                (dw_case){3, 1, 1, {1, 1, 1, 1}, sig, true, NULL}, 3);
     /* dilated 5x5, asymmetric pads, batch 2, no depthwise bias or activation */
     check_fused(PW(2, 5, 19, 23, 33), &conv_epi_cases[6],
-                (dw_case){5, 1, 2, {2, 0, 3, 1}, none, false}, 4);
+                (dw_case){5, 1, 2, {2, 0, 3, 1}, none, false, NULL}, 4);
     /* stride 2 without pads (the last rows' taps end inside), SiLU */
+    /* auto_pad SAME_UPPER / SAME_LOWER (odd padding split differently), VALID */
+    check_fused(PW(1, 16, 15, 14, 32), relu6, (dw_case){4, 2, 1, {0}, relu6, true, "SAME_UPPER"},
+                11);
+    check_fused(PW(1, 16, 15, 14, 32), relu6, (dw_case){4, 2, 1, {0}, relu6, true, "SAME_LOWER"},
+                12);
+    check_fused(PW(1, 16, 15, 14, 32), relu6, (dw_case){3, 1, 1, {0}, relu6, true, "VALID"}, 13);
     check_fused(PW(1, 32, 16, 17, 48), none,
-                (dw_case){3, 2, 1, {0, 0, 0, 0}, &conv_epi_cases[8], true}, 5);
+                (dw_case){3, 2, 1, {0, 0, 0, 0}, &conv_epi_cases[8], true, NULL}, 5);
 }
 
 /* Small L1 arenas: a few rows per band (many bands, each recomputing the
@@ -208,10 +226,18 @@ static void test_small_l1(void)
         vn_device_options o = {.num_threads = 2};
         o.arena_bytes[VN_ARENA_L1] = l1[i];
         VT_OK(vn_device_create(&o, &dw_device));
-        check_fused(PW(1, 16, 40, 36, 96), relu6, (dw_case){3, 2, 1, {1, 1, 1, 1}, relu6, true},
-                    6 + i);
-        check_fused(PW(2, 24, 33, 20, 72), relu6, (dw_case){3, 1, 1, {1, 1, 1, 1}, relu6, true},
-                    8 + i);
+        check_fused(PW(1, 16, 40, 36, 96), relu6,
+                    (dw_case){3, 2, 1, {1, 1, 1, 1}, relu6, true, NULL}, 6 + i);
+        /* the plan took the workspace fallback (the whole pointwise map) exactly at 4 KiB */
+        size_t map = (size_t)(6 * 40 * 36 * 16) * sizeof(float);
+        VT_CHECK((dw_last_ws >= map) == (i == 1), "L1 %lld: workspace %zu, the map %zu",
+                 (long long)l1[i], dw_last_ws, map);
+        check_fused(PW(2, 24, 33, 20, 72), relu6,
+                    (dw_case){3, 1, 1, {1, 1, 1, 1}, relu6, true, NULL}, 8 + i);
+        /* pads wider than the kernel: at 48 KiB bands of one row, the first
+         * two wholly in the padding (no pointwise row; Y = act(bias)) */
+        check_fused(PW(1, 16, 12, 100, 32), &conv_epi_cases[7],
+                    (dw_case){3, 1, 1, {4, 1, 3, 1}, relu6, true, NULL}, 10 + i);
         vn_device_destroy(dw_device);
         dw_device = NULL;
     }
@@ -227,7 +253,7 @@ static void set_group(dw_attrs *da, int64_t group)
 static void test_refused(void)
 {
     cc c = PW(1, 16, 12, 12, 32);
-    dw_case q = {3, 1, 1, {1, 1, 1, 1}, relu6, true};
+    dw_case q = {3, 1, 1, {1, 1, 1, 1}, relu6, true, NULL};
     attr_buf ab;
     dw_attrs da;
     vn_attrs attrs = fused_attrs(&da, &ab, &c, relu6, &q, 32);
@@ -297,7 +323,7 @@ static void run_plan(const vn_conv_plan *p, const vn_op_ctx *ctx, const vn_tenso
 static void test_prepacked(void)
 {
     cc c = PW(1, 24, 21, 19, 144);
-    dw_case q = {3, 2, 1, {1, 1, 1, 1}, relu6, true};
+    dw_case q = {3, 2, 1, {1, 1, 1, 1}, relu6, true, NULL};
     int64_t K = 144, K1 = 9, C1 = 2, OH = 11, OW = 10;
     vt_rng r = {31};
     float *xb = calloc((size_t)(C1 * 21 * 19 * 16), 4), *w = malloc((size_t)(K * 24) * 4);
@@ -323,6 +349,8 @@ static void test_prepacked(void)
     in[3].rank = -1;
     vn_tensor ti[6] = {{in[0], xb},   {in[1], w},  {in[2], b},
                        {in[3], NULL}, {in[4], wd}, {in[5], bd}};
+    /* what a model passes for inputs whose packed blobs the plan holds */
+    vn_tensor gone[6] = {ti[0], {in[1], NULL}, {in[2], NULL}, ti[3], {in[4], NULL}, {in[5], NULL}};
     const void *data[6] = {NULL, w, b, NULL, wd, bd}, *hidden[6] = {NULL};
     vn_device *dev = NULL;
     VT_OK(vn_device_default(&dev));
@@ -348,7 +376,7 @@ static void test_prepacked(void)
     VT_OK(vn_conv_plan_build(&ctx, "plain", VN_CONV_NC1HWC0, true, &plain));
     if (packed && adopted && plain) {
         run_plan(packed, &ctx, ti, y[0]);
-        run_plan(adopted, &ctx, ti, y[1]);
+        run_plan(adopted, &ctx, gone, y[1]);
         run_plan(plain, &ctx, ti, y[2]);
         size_t bytes = (size_t)(K1 * OH * OW * 16) * 4;
         VT_CHECK(!memcmp(y[0], y[1], bytes) && !memcmp(y[0], y[2], bytes),
