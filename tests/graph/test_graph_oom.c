@@ -5,8 +5,8 @@
  *
  * The test binary interposes malloc / calloc / realloc / posix_memalign /
  * aligned_alloc / free (an executable's definitions come first in symbol
- * lookup, so the shared libvinci's calls land here too) and makes exactly the Nth allocation of the test's thread fail
- * (the workers' allocations interleave at random: counting them would not
+ * lookup, so the shared libvinci's calls land here too) and makes exactly the Nth allocation of the
+ * test's thread fail (the workers' allocations interleave at random: counting them would not
  * repeat), for N = 1, 2, ...
  * until a whole pass succeeds. Every pass must end in VN_OK or an error with a
  * message (never a crash), and once everything is destroyed the number of
@@ -215,10 +215,13 @@ static void sweep(cycle *c)
     for (long n = first ? atol(first) : 1; n < 200000; n++, passes++) {
         vn_status st;
         /* A pass may leave memory behind once and for good (a worker's
-         * scratch growing to a plan it had not run before): a loss that
-         * repeats when the same allocation fails again is a leak. */
+         * scratch growing to a plan it had not run before), and `live`
+         * counts the pool workers' allocations too, which a loaded machine
+         * can delay past a pass's end (seen twice in 8 ctest runs beside a CI
+         * job): a loss that repeats every time the same allocation fails
+         * again, three times, is a leak. */
         long lost = fail_pass(c, dev, n, &st);
-        if (lost) lost = fail_pass(c, dev, n, &st);
+        for (int again = 0; lost && again < 2; again++) lost = fail_pass(c, dev, n, &st);
         VT_CHECK(!lost, "%s: allocation %ld failed (%s: %s): %ld allocations lost", c->name, n,
                  vn_status_name(st), vn_last_error(), lost);
         if (!atomic_load(&failed_one)) {
