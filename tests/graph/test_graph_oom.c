@@ -252,23 +252,32 @@ static void test_mlp(void)
     free(c.onnx);
 }
 
-static void conv(ob *g, vt_rng *r, const char *x, int64_t c, int64_t k, int64_t kernel,
-                 const char *y)
+/* y = Conv(x) of c -> k channels (groups of c / group), kernel x kernel, "same" pads. */
+static void conv_g(ob *g, vt_rng *r, const char *x, int64_t c, int64_t k, int64_t kernel,
+                   int64_t group, const char *y)
 {
     char w[32], b[32];
     snprintf(w, sizeof w, "%s_w", y);
     snprintf(b, sizeof b, "%s_b", y);
-    int64_t wd[4] = {k, c, kernel, kernel}, bd[1] = {k}, pads[4] = {0, 0, 0, 0};
+    int64_t wd[4] = {k, c / group, kernel, kernel}, bd[1] = {k}, pads[4] = {0, 0, 0, 0};
     for (int i = 0; i < 4; i++) pads[i] = kernel / 2;
     fz_rand_init(g, r, w, 4, wd, -0.2, 0.2);
     fz_rand_init(g, r, b, 1, bd, -0.1, 0.1);
     ob attrs = {0};
     fz_attr_ints(&attrs, "pads", 4, pads);
+    if (group > 1) ob_attr_int(&attrs, "group", group);
     fz_node(g, "Conv", y, x, w, b, y, &attrs);
 }
 
+static void conv(ob *g, vt_rng *r, const char *x, int64_t c, int64_t k, int64_t kernel,
+                 const char *y)
+{
+    conv_g(g, r, x, c, k, kernel, 1, y);
+}
+
 /* A small residual conv net: 3x3 convs (Winograd at 28x28 and direct),
- * BatchNormalization, Relu, a residual Add, MaxPool, a 1x1 conv,
+ * BatchNormalization, Relu, a residual Add, MaxPool, a 1x1 conv and the
+ * depthwise 3x3 after it (one fused node at O3: fuse_pointwise_depthwise),
  * GlobalAveragePool, Flatten, Gemm and Softmax, on NC1HWC0 at O3. */
 static ob convnet(void)
 {
@@ -291,7 +300,9 @@ static ob convnet(void)
     fz_attr_ints(&pool, "strides", 2, k2);
     fz_node(&g, "MaxPool", "pool", "a2", NULL, NULL, "p", &pool);
     conv(&g, &r, "p", 32, 64, 1, "c3");
-    fz_node(&g, "GlobalAveragePool", "gap", "c3", NULL, NULL, "g", NULL);
+    fz_node(&g, "Relu", "r3", "c3", NULL, NULL, "a3", NULL);
+    conv_g(&g, &r, "a3", 64, 64, 3, 64, "c4");
+    fz_node(&g, "GlobalAveragePool", "gap", "c4", NULL, NULL, "g", NULL);
     fz_node(&g, "Flatten", "flat", "g", NULL, NULL, "f", NULL);
     fz_rand_init(&g, &r, "fc_w", 2, wd, -0.2, 0.2);
     fz_rand_init(&g, &r, "fc_b", 1, bd, -0.1, 0.1);
