@@ -5,7 +5,10 @@
  *
  * The element-wise steps call the vector ISA's f32 array kernels (isa.h), so
  * GELU, SiLU, Sigmoid and tanh have the same bits here as in the vector
- * instructions. Invariant: a row piece is read from L0C into a row buffer
+ * instructions. The common f32 epilogue (alpha, column bias, residual) is
+ * one pass of the ISA's affine_row, written straight into an f32 dst, with
+ * the bits of the steps run one pass each (test_fixpipe_row): it had been
+ * 5 passes and a copy per row piece, about 6 % of the transformer model. Invariant: a row piece is read from L0C into a row buffer
  * once and written to dst once; partial(i, j) is read before dst(i, j) is
  * written, so partial may be the same matrix as dst.
  */
@@ -190,6 +193,29 @@ static void store_float(const vn_fixpipe *fp, vn_mat d, float *f, int64_t i, int
     }
 }
 
+/* The f32 stage in one pass (vn_affine_row: the same bits as float_stage's
+ * passes) where it has no beta term or row bias: GEMM epilogues with bias
+ * and residual, attention's scaled and masked scores. Its result goes
+ * straight to an f32 dst with contiguous columns. Returns false when the
+ * epilogue needs float_stage. */
+static bool affine_stage(const vn_fixpipe *fp, const float *v, float *f, float *w, int64_t i,
+                         int64_t j0, int64_t n, vn_mat dst)
+{
+    if ((fp->beta != 0.0f && fp->c_in.gm.data) || (fp->bias_axis == VN_BIAS_ROW && fp->bias.data))
+        return false;
+    vn_affine_row t = {.mul = fp->alpha_zero || (fp->alpha != 0.0f && fp->alpha != 1.0f),
+                       .alpha = fp->alpha_zero ? 0.0f : fp->alpha};
+    if (fp->bias_axis == VN_BIAS_COL && fp->bias.data)
+        t.bias = (const float *)fp->bias.data + fp->col0 + j0;
+    if (fp->residual.gm.data) t.res = row_f32(fp->residual, i, j0, n, w);
+    bool direct = dst.gm.dtype == VN_F32 && dst.cs == 1;
+    float *out = direct ? (float *)dst.gm.data + dst.off + i * dst.rs + j0 : f;
+    vn_isa_table_get()->affine_row(out, v, &t, n);
+    activate(fp, out, w, n);
+    if (!direct) store_float(fp, dst, f, i, j0, n);
+    return true;
+}
+
 void vn_fixpipe_row(const vn_fixpipe *fp, vn_dtype acc_dtype, void *v, int64_t i, int64_t j0,
                     int64_t n, vn_mat dst, float *tmp)
 {
@@ -202,6 +228,7 @@ void vn_fixpipe_row(const vn_fixpipe *fp, vn_dtype acc_dtype, void *v, int64_t i
     if (acc_dtype == VN_I32) {
         if (int_stage(fp, v, f, i, j0, n, dst)) return;
     } else {
+        if (affine_stage(fp, v, f, w, i, j0, n, dst)) return;
         memcpy(f, v, (size_t)n * sizeof(float));
     }
     float_stage(fp, f, w, i, j0, n);

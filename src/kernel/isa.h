@@ -42,6 +42,17 @@ typedef struct vn_rows_io {
 typedef void (*vn_f32_norm_rows_fn)(const vn_rows_io *io, const float *gamma, const float *beta,
                                     double eps, vn_norm_mode mode);
 typedef void (*vn_f32_softmax_rows_fn)(const vn_rows_io *io, bool log_softmax);
+/* The fixpipe's f32 epilogue of one row piece in one pass (cube_fixpipe.c):
+ * dst[j] = ((v[j] * alpha) + bias[j]) + res[j], each step rounded as an
+ * instruction of its own (no contraction), a step skipped where its
+ * operand is absent (mul false, bias or res NULL): the bits of the steps
+ * run one pass each. dst may be v or res. */
+typedef struct vn_affine_row {
+    bool mul;
+    float alpha;
+    const float *bias, *res;
+} vn_affine_row;
+typedef void (*vn_f32_affine_row_fn)(float *dst, const float *v, const vn_affine_row *t, int64_t n);
 
 typedef struct vn_isa_table {
     vn_isa isa;
@@ -54,6 +65,7 @@ typedef struct vn_isa_table {
     /* High-level fused row instructions. */
     vn_f32_norm_rows_fn norm_rows;
     vn_f32_softmax_rows_fn softmax_rows;
+    vn_f32_affine_row_fn affine_row;
 } vn_isa_table;
 
 /* Requests up to `lines` cache lines queued by vn_prefetch (copy_stream.c).
