@@ -384,12 +384,16 @@ void vn_cube_fixpipe_(vn_core *core, vn_mat dst, vn_local src, int64_t m, int64_
     } row;
     float tmp[2 * VN_FIXPIPE_CHUNK];
     void *rowp = src.dtype == VN_F32 ? (void *)row.f : (void *)row.i;
+    /* the row step changes its f32 row only to add partial sums (and i32
+     * rows always): otherwise it reads L0C in place */
+    bool read_only = src.dtype == VN_F32 && !fp->partial.gm.data;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j0 = 0; j0 < n; j0 += VN_FIXPIPE_CHUNK) {
             int64_t w = n - j0 < VN_FIXPIPE_CHUNK ? n - j0 : VN_FIXPIPE_CHUNK;
-            /* a copy: the row step works in place and L0C stays as mmad left it */
-            memcpy(rowp, (const uint8_t *)src.data + (size_t)(i * ldc + j0) * 4, (size_t)w * 4);
-            vn_fixpipe_row(fp, src.dtype, rowp, i, j0, w, dst, tmp);
+            uint8_t *at = (uint8_t *)src.data + (size_t)(i * ldc + j0) * 4;
+            /* else a copy, so that L0C stays as mmad left it */
+            if (!read_only) memcpy(rowp, at, (size_t)w * 4);
+            vn_fixpipe_row(fp, src.dtype, read_only ? (void *)at : rowp, i, j0, w, dst, tmp);
         }
     core->counters.bytes_out += m * n * (int64_t)vn_dtype_size(dst.gm.dtype);
 }
