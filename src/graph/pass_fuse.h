@@ -62,6 +62,14 @@ vn_status vn_fuse_add_attr_str(vn_model *m, vn_cnode *n, const char *name, const
 /* A new anonymous constant value holding `data` (copied); -1 on no memory. */
 int32_t vn_fuse_new_const(vn_model *m, const vn_tensor_desc *desc, const void *data);
 
+/* The attributes of a fused node: base's, then extra's with `prefix`
+ * before each name (copied into the model's memory), in out[cap]. *count
+ * is -1 when they do not fit; an error only when memory runs out (pass
+ * names it). */
+vn_status vn_fuse_prefixed_attrs(vn_model *m, const vn_cnode *base, const vn_cnode *extra,
+                                 const char *prefix, vn_attr *out, int32_t cap, int32_t *count,
+                                 const char *pass);
+
 /* A rewrite of the anchor into a fused node. */
 typedef struct vn_fuse_rewrite {
     const char *op_type, *domain, *name;

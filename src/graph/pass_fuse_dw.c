@@ -41,30 +41,14 @@ static bool plain_conv(const vn_cnode *n)
     return true;
 }
 
-/* "dw_" + name, in the model's memory (attribute names live as long as it). */
-static const char *dw_name(vn_model *m, const char *name)
-{
-    size_t n = strlen(name);
-    char *s = vn_gmem_alloc(&m->mem, n + 4);
-    if (s) memcpy(s, "dw_", 3), memcpy(s + 3, name, n + 1);
-    return s;
-}
-
 static vn_status fuse(vn_model *m, int32_t pi, int32_t di, vn_pass_report *r)
 {
     const vn_cnode *pw = &m->nodes[pi], *dw = &m->nodes[di];
-    if (pw->num_attrs + dw->num_attrs > MAX_ATTRS) return VN_OK;
     vn_attr attrs[MAX_ATTRS];
-    int32_t na = pw->num_attrs;
-    memcpy(attrs, pw->attrs, (size_t)na * sizeof *attrs);
-    for (int32_t a = 0; a < dw->num_attrs; a++) {
-        const char *name = dw_name(m, dw->attrs[a].name);
-        if (!name)
-            return vn_error(VN_ERR_OUT_OF_MEMORY, "fuse_pointwise_depthwise",
-                            "no memory for a name");
-        attrs[na] = dw->attrs[a];
-        attrs[na++].name = name;
-    }
+    int32_t na;
+    vn_status st =
+        vn_fuse_prefixed_attrs(m, pw, dw, "dw_", attrs, MAX_ATTRS, &na, "fuse_pointwise_depthwise");
+    if (st != VN_OK || na < 0) return st;
     int32_t ins[6] = {pw->inputs[0],
                       pw->inputs[1],
                       pw->num_inputs > 2 ? pw->inputs[2] : -1,

@@ -22,15 +22,6 @@ static bool is_vinci_op(const vn_cnode *n, const char *op)
     return !n->dead && n->domain && strcmp(n->domain, "vinci") == 0 && strcmp(n->op_type, op) == 0;
 }
 
-/* "pool_" + name, in the model's memory (attribute names live as long as it). */
-static const char *pool_name(vn_model *m, const char *name)
-{
-    size_t n = strlen(name);
-    char *s = vn_gmem_alloc(&m->mem, n + 6);
-    if (s) memcpy(s, "pool_", 5), memcpy(s + 5, name, n + 1);
-    return s;
-}
-
 /* A stem conv (fused or not): plain input, no residual, not pooled already. */
 static bool stem_conv(const vn_cnode *n)
 {
@@ -46,16 +37,11 @@ static bool stem_conv(const vn_cnode *n)
 static vn_status fuse(vn_model *m, int32_t ci, int32_t pi, vn_pass_report *r)
 {
     const vn_cnode *conv = &m->nodes[ci], *pool = &m->nodes[pi];
-    if (conv->num_attrs + pool->num_attrs > MAX_ATTRS) return VN_OK;
     vn_attr attrs[MAX_ATTRS];
-    int32_t na = conv->num_attrs;
-    memcpy(attrs, conv->attrs, (size_t)na * sizeof *attrs);
-    for (int32_t a = 0; a < pool->num_attrs; a++) {
-        const char *name = pool_name(m, pool->attrs[a].name);
-        if (!name) return vn_error(VN_ERR_OUT_OF_MEMORY, "fuse_conv_pool", "no memory for a name");
-        attrs[na] = pool->attrs[a];
-        attrs[na++].name = name;
-    }
+    int32_t na;
+    vn_status st =
+        vn_fuse_prefixed_attrs(m, conv, pool, "pool_", attrs, MAX_ATTRS, &na, "fuse_conv_pool");
+    if (st != VN_OK || na < 0) return st;
     int32_t ins[3] = {conv->inputs[0], conv->inputs[1],
                       conv->num_inputs > 2 ? conv->inputs[2] : -1};
     int32_t members[2] = {ci, pi};

@@ -37,6 +37,27 @@ bool vn_fuse_extra_outputs_unread(const vn_model *m, const vn_cnode *n)
     return true;
 }
 
+vn_status vn_fuse_prefixed_attrs(vn_model *m, const vn_cnode *base, const vn_cnode *extra,
+                                 const char *prefix, vn_attr *out, int32_t cap, int32_t *count,
+                                 const char *pass)
+{
+    *count = -1;
+    if (base->num_attrs + extra->num_attrs > cap) return VN_OK;
+    size_t lp = strlen(prefix);
+    memcpy(out, base->attrs, (size_t)base->num_attrs * sizeof *out);
+    int32_t na = base->num_attrs;
+    for (int32_t a = 0; a < extra->num_attrs; a++) {
+        size_t n = strlen(extra->attrs[a].name);
+        char *name = vn_gmem_alloc(&m->mem, lp + n + 1);
+        if (!name) return vn_error(VN_ERR_OUT_OF_MEMORY, pass, "no memory for an attribute name");
+        memcpy(name, prefix, lp), memcpy(name + lp, extra->attrs[a].name, n + 1);
+        out[na] = extra->attrs[a];
+        out[na++].name = name;
+    }
+    *count = na;
+    return VN_OK;
+}
+
 bool vn_fuse_is_op(const vn_cnode *n, const char *op)
 {
     return !n->dead && (!n->domain || !n->domain[0]) && !strcmp(n->op_type, op);

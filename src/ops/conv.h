@@ -122,6 +122,9 @@ bool vn_conv_pool_fits(const vn_conv_plan *p);
 vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
                            vn_kernel_counters *counters);
 
+/* Zero the lanes past K of `cols` consecutive pixels of the last output
+ * block (activations such as Sigmoid map a padded lane's zero elsewhere). */
+void vn_conv_clear_tail(const vn_conv_plan *p, float *y_row, int64_t cols);
 /* Bytes of p's device's `arena` a kernel may use (the size less a margin). */
 int64_t vn_conv_arena_room(const vn_conv_plan *p, vn_arena arena);
 /* dw_fused: do one depthwise output row's pointwise rows, for a group of
@@ -167,6 +170,9 @@ void vn_conv_pack_direct(const vn_conv_geom *g, const float *w, float *packed);
  * order, conv_kernels.h x_taps), the rest zero. */
 void vn_conv_pack_plain(const vn_conv_geom *g, const float *w, float *packed);
 void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed);
+/* The bias of plan p's K output channels (of its fused depthwise conv
+ * alike: the same K) padded with zeros to K1 * 16 floats. */
+void vn_conv_pad_bias(const vn_conv_plan *p, const float *b, float *padded);
 /* The direct layout in bf16 with input channels in pairs (conv_kernels.h,
  * x16 / w16): [K1][C1][KH][KW][8 pairs][16 co][2], the same element count. */
 void vn_conv_pack_direct_bf16(const vn_conv_geom *g, const float *w, uint16_t *packed);

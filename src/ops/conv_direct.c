@@ -89,7 +89,7 @@ static int64_t chunk_outer_max_w(void)
     return l2 > 0 ? l2 / 2 : 512 * 1024;
 }
 
-static void clear_tail(const vn_conv_plan *p, float *y_row, int64_t cols)
+void vn_conv_clear_tail(const vn_conv_plan *p, float *y_row, int64_t cols)
 {
     int64_t real = p->g.K - (p->K1 - 1) * VN_C0;
     for (int64_t ow = 0; ow < cols; ow++)
@@ -330,7 +330,8 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     else
         d->t->direct_row(&a);
     if (ob + ncb == p->K1 && g->K % VN_C0)
-        clear_tail(p, a.y + (ncb - 1) * a.y_bstride, a.rows * a.OW); /* the rows are contiguous */
+        vn_conv_clear_tail(p, a.y + (ncb - 1) * a.y_bstride,
+                           a.rows * a.OW); /* the rows are contiguous */
     vn_core_count_macs(core, d->bf16 ? VN_BF16 : VN_F32,
                        a.rows * a.OW * ncb * VN_C0 * (g->C / g->G) * taps);
 }
@@ -364,7 +365,8 @@ static void dw_tile(vn_core *core, const direct_args *d, dw_at at)
     a.res = rc ? rc + oh0 * g->OW * VN_C0 : NULL;
     a.rows = oh1 - oh0, a.ih_step = g->sh, a.x_rstep = g->sh * g->IW, a.y_rstride = g->OW * VN_C0;
     d->t->dw_row(&a);
-    if (c1 == p->C1 - 1 && g->C % VN_C0) clear_tail(p, a.y, a.rows * g->OW); /* rows contiguous */
+    if (c1 == p->C1 - 1 && g->C % VN_C0)
+        vn_conv_clear_tail(p, a.y, a.rows * g->OW); /* rows contiguous */
     vn_core_count_macs(core, VN_F32, (oh1 - oh0) * g->OW * VN_C0 * taps);
 }
 

@@ -27,8 +27,6 @@
  *
  * Invariant kept for the output: lanes past K of the last block are zero.
  */
-#include <string.h>
-
 #include "kernel/core_internal.h"
 #include "ops/conv.h"
 
@@ -115,10 +113,7 @@ static void depthwise_rows(const dw_fused_args *d, int64_t n, int64_t c1, int64_
     a.rows = oh1 - oh0, a.ih_step = dw->sh, a.x_rstep = dw->sh * dw->IW;
     a.y_rstride = dw->OW * VN_C0;
     d->t->dw_row(&a);
-    int64_t real = dw->K - (p->K1 - 1) * VN_C0;
-    if (c1 == p->K1 - 1 && real < VN_C0) /* an activation may map a zero lane to non-zero */
-        for (int64_t i = 0; i < a.rows * dw->OW; i++)
-            memset(a.y + i * VN_C0 + real, 0, (size_t)(VN_C0 - real) * sizeof(float));
+    if (c1 == p->K1 - 1 && dw->K % VN_C0) vn_conv_clear_tail(p, a.y, a.rows * dw->OW);
 }
 
 /* Tile t: image, band of depthwise output rows, group of channel blocks

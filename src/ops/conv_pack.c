@@ -89,6 +89,12 @@ void vn_conv_pack_depthwise(const vn_conv_geom *g, const float *w, float *packed
             packed[((c / VN_C0) * taps + t) * VN_C0 + c % VN_C0] = w[c * taps + t];
 }
 
+void vn_conv_pad_bias(const vn_conv_plan *p, const float *b, float *padded)
+{
+    memset(padded, 0, (size_t)(p->K1 * VN_C0) * sizeof *padded);
+    memcpy(padded, b, (size_t)p->g.K * sizeof *padded);
+}
+
 bool vn_conv_algo_blocked(vn_conv_algo algo)
 {
     return algo == VN_CONV_ALGO_DIRECT || algo == VN_CONV_ALGO_DEPTHWISE ||

@@ -131,6 +131,16 @@ void vn_conv_pack_for_plan(const vn_conv_plan *p, const float *w, void *packed)
         vn_conv_pack_f32(p, w, packed);
 }
 
+/* A constant bias b padded for the kernels (vn_conv_pad_bias) into *out. */
+static vn_status padded_bias(const char *where, const char *what, const vn_conv_plan *p,
+                             const float *b, float **out)
+{
+    *out = vn_aligned_alloc((size_t)(p->K1 * VN_C0) * sizeof(float), 64);
+    if (!*out) return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for %s", what);
+    vn_conv_pad_bias(p, b, *out);
+    return VN_OK;
+}
+
 /* W (and B) constant at plan time: pack them once, into the plan. */
 static vn_status pack_constants(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
 {
@@ -145,12 +155,7 @@ static vn_status pack_constants(const vn_op_ctx *ctx, const char *where, vn_conv
     else
         vn_conv_pack_for_plan(p, w, p->const_w);
     const float *b = p->has_bias ? ctx->input_data[2] : NULL;
-    if (!b) return VN_OK;
-    p->const_bias = vn_aligned_alloc((size_t)(p->K1 * VN_C0) * sizeof(float), 64);
-    if (!p->const_bias) return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for the bias");
-    memset(p->const_bias, 0, (size_t)(p->K1 * VN_C0) * sizeof(float));
-    memcpy(p->const_bias, b, (size_t)p->g.K * sizeof(float));
-    return VN_OK;
+    return b ? padded_bias(where, "the bias", p, b, &p->const_bias) : VN_OK;
 }
 
 static size_t piece(size_t *total, int64_t elems)
@@ -382,19 +387,12 @@ static vn_status pack_dw_constants(const vn_op_ctx *ctx, const char *where, vn_c
     const float *w = ctx->input_data ? ctx->input_data[4] : NULL;
     if (!p->dw_fused || !w || !ctx->device) return VN_OK; /* as pack_constants */
     size_t wb = (size_t)vn_conv_packed_elems(&p->dw, VN_CONV_ALGO_DEPTHWISE) * sizeof(float);
-    size_t bb = (size_t)(p->K1 * VN_C0) * sizeof(float);
     p->dw_const_w = vn_aligned_alloc(wb, 64);
     if (!p->dw_const_w)
         return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for the depthwise weights");
     vn_conv_pack_depthwise(&p->dw, w, p->dw_const_w);
     const float *b = p->dw_has_bias ? ctx->input_data[5] : NULL;
-    if (!b) return VN_OK;
-    p->dw_const_bias = vn_aligned_alloc(bb, 64);
-    if (!p->dw_const_bias)
-        return vn_error(VN_ERR_OUT_OF_MEMORY, where, "no memory for the depthwise bias");
-    memset(p->dw_const_bias, 0, bb);
-    memcpy(p->dw_const_bias, b, (size_t)p->dw.K * sizeof(float));
-    return VN_OK;
+    return b ? padded_bias(where, "the depthwise bias", p, b, &p->dw_const_bias) : VN_OK;
 }
 
 vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p)

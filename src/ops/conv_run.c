@@ -55,8 +55,7 @@ static vn_status run_dw_fused(const vn_conv_plan *p, const vn_op_run_ctx *ctx, c
     }
     if (p->dw_has_bias && !dw_b) {
         float *dst = ws_at(ctx->workspace, p->ws_dw_bias);
-        memset(dst, 0, (size_t)(p->K1 * VN_C0) * sizeof *dst);
-        memcpy(dst, ctx->inputs[5].data, (size_t)p->dw.K * sizeof *dst);
+        vn_conv_pad_bias(p, ctx->inputs[5].data, dst);
         dw_b = dst;
     }
     return vn_conv_dw_fused_run(p, x, wp, bp, dw_w, dw_b, ws_at(ctx->workspace, p->ws_dw_map), y,
@@ -75,8 +74,7 @@ static vn_status run_blocked(const vn_conv_plan *p, const vn_op_run_ctx *ctx, co
     }
     if (bias && !bp) {
         float *dst = ws_at(ctx->workspace, p->ws_bias);
-        memset(dst, 0, (size_t)(p->K1 * VN_C0) * sizeof *dst);
-        memcpy(dst, bias, (size_t)g->K * sizeof *dst);
+        vn_conv_pad_bias(p, bias, dst);
         bp = dst;
     }
     if (p->dw_fused) return run_dw_fused(p, ctx, x, wp, bp, y);

@@ -74,17 +74,7 @@ static void check_vnm(vn_graph *gr, int64_t hw)
 {
     float *x = malloc((size_t)(C_IN * hw * hw) * sizeof *x);
     vn_named_tensor in[1] = {input(x, hw)};
-    vn_compile_options o = {.opt_level = 3};
-    vn_model *m = NULL, *back = NULL;
-    char path[256];
-    tmp_path(path, sizeof path, "fuse_dw");
-    VT_OK(vn_model_compile(gr, &o, &m));
-    if (m) VT_OK(vn_model_save(m, path));
-    if (m) VT_OK(vn_model_load(path, NULL, &back));
-    if (m && back) check_same(m, back, in, 1);
-    vn_model_destroy(back);
-    vn_model_destroy(m);
-    remove(path);
+    check_o3_round_trip(gr, in, 1, "fuse_dw");
     free(x);
 }
 

@@ -62,17 +62,7 @@ static void check_vnm(vn_graph *gr)
     vt_rng rng = {4};
     vt_fill(&rng, x, 3 * HW * HW, -1, 1);
     vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
-    vn_compile_options o = {.opt_level = 3};
-    vn_model *m = NULL, *back = NULL;
-    char path[256];
-    tmp_path(path, sizeof path, "fuse_pool");
-    VT_OK(vn_model_compile(gr, &o, &m));
-    if (m) VT_OK(vn_model_save(m, path));
-    if (m) VT_OK(vn_model_load(path, NULL, &back));
-    if (m && back) check_same(m, back, in, 1);
-    vn_model_destroy(back);
-    vn_model_destroy(m);
-    remove(path);
+    check_o3_round_trip(gr, in, 1, "fuse_pool");
 }
 
 /* x -> conv (+ Relu / Sigmoid) -> MaxPool -> conv -> MaxPool -> y: the stem's

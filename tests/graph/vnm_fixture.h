@@ -97,4 +97,22 @@ static inline void check_same(const vn_model *a, const vn_model *b, const vn_nam
     vn_model_ctx_destroy(cb);
 }
 
+/* gr compiled at O3, saved to a .vnm (named after tag) and loaded back:
+ * every output on `in` is byte-identical (check_same). */
+static inline void check_o3_round_trip(vn_graph *gr, const vn_named_tensor *in, int32_t ni,
+                                       const char *tag)
+{
+    vn_compile_options o = {.opt_level = 3};
+    vn_model *m = NULL, *back = NULL;
+    char path[256];
+    tmp_path(path, sizeof path, tag);
+    VT_OK(vn_model_compile(gr, &o, &m));
+    if (m) VT_OK(vn_model_save(m, path));
+    if (m) VT_OK(vn_model_load(path, NULL, &back));
+    if (m && back) check_same(m, back, in, ni);
+    vn_model_destroy(back);
+    vn_model_destroy(m);
+    remove(path);
+}
+
 #endif /* VINCI_TEST_VNM_FIXTURE_H */

@@ -89,6 +89,18 @@ static void ref_dw(const double *map, const double *mag, int64_t K, int64_t H, i
             }
 }
 
+/* The six inputs of pointwise case c (C -> K) and depthwise q: X blocked,
+ * W, B, no residual, the depthwise W and (if q has one) B. */
+static void fused_inputs(vn_tensor_desc in[6], const cc *c, const dw_case *q)
+{
+    int64_t wd[4] = {c->K, c->C, 1, 1}, kd[1] = {c->K}, dwd[4] = {c->K, 1, q->k, q->k};
+    in[0] = fmap_desc(c, c->C, c->H, c->W, true);
+    in[1] = make_desc(4, wd), in[2] = make_desc(1, kd), in[4] = make_desc(4, dwd);
+    in[5] = make_desc(1, kd);
+    in[3] = (vn_tensor_desc){.rank = -1}; /* no residual */
+    if (!q->bias) in[5].rank = -1;
+}
+
 /* The device the fused plans run on (NULL: the default), and the
  * workspace bytes of the last plan run_fused ran. */
 static vn_device *dw_device;
@@ -142,15 +154,8 @@ static void check_fused(cc c, const epi_case *e, dw_case q, uint64_t seed)
     attr_buf ab;
     dw_attrs da;
     vn_attrs attrs = fused_attrs(&da, &ab, &c, e, &q, K);
-    int64_t wdims[4] = {K, c.C, 1, 1}, kd[1] = {K}, dwd[4] = {K, 1, q.k, q.k}, none[1] = {0};
-    vn_tensor_desc in[6] = {fmap_desc(&c, c.C, H, W, true),
-                            make_desc(4, wdims),
-                            make_desc(1, kd),
-                            make_desc(1, none),
-                            make_desc(4, dwd),
-                            make_desc(1, kd)};
-    in[3].rank = -1; /* no residual */
-    if (!q.bias) in[5].rank = -1;
+    vn_tensor_desc in[6];
+    fused_inputs(in, &c, &q);
     vn_tensor ti[6] = {{in[0], xb},   {in[1], w},  {in[2], b},
                        {in[3], NULL}, {in[4], wd}, {in[5], bd}};
     vn_status st = run_fused(in, 6, &attrs, ti, y, OH, OW);
@@ -257,14 +262,10 @@ static void test_refused(void)
     attr_buf ab;
     dw_attrs da;
     vn_attrs attrs = fused_attrs(&da, &ab, &c, relu6, &q, 32);
-    int64_t wd[4] = {32, 16, 1, 1}, kd[1] = {32}, dwd[4] = {32, 1, 3, 3},
-            zd[5] = {1, 2, 12, 12, 16};
-    vn_tensor_desc in[6] = {fmap_desc(&c, 16, 12, 12, true),
-                            make_desc(4, wd),
-                            make_desc(1, kd),
-                            make_desc(5, zd),
-                            make_desc(4, dwd),
-                            make_desc(1, kd)};
+    int64_t dwd[4] = {32, 1, 3, 3}, zd[5] = {1, 2, 12, 12, 16};
+    vn_tensor_desc in[6];
+    fused_inputs(in, &c, &q);
+    in[3] = make_desc(5, zd);
     vn_op_plan *plan = NULL;
     VT_CHECK(vn_op_plan_create(NULL, "vinci::FusedConvNC1HWC0", in, 6, &attrs, &plan) ==
                  VN_ERR_UNSUPPORTED,
@@ -339,14 +340,8 @@ static void test_prepacked(void)
     attr_buf ab;
     dw_attrs da;
     vn_attrs attrs = fused_attrs(&da, &ab, &c, relu6, &q, K);
-    int64_t wdims[4] = {K, 24, 1, 1}, kd[1] = {K}, dwd[4] = {K, 1, 3, 3};
-    vn_tensor_desc in[6] = {fmap_desc(&c, 24, 21, 19, true),
-                            make_desc(4, wdims),
-                            make_desc(1, kd),
-                            make_desc(1, kd),
-                            make_desc(4, dwd),
-                            make_desc(1, kd)};
-    in[3].rank = -1;
+    vn_tensor_desc in[6];
+    fused_inputs(in, &c, &q);
     vn_tensor ti[6] = {{in[0], xb},   {in[1], w},  {in[2], b},
                        {in[3], NULL}, {in[4], wd}, {in[5], bd}};
     /* what a model passes for inputs whose packed blobs the plan holds */
