@@ -1,5 +1,5 @@
 /*
- * pool_c0_kernels.h — the direct max-pooling kernel on NC1HWC0 f32
+ * pool_c0_kernels.h — the direct max-pooling and global-pooling kernels on NC1HWC0 f32
  * (src/ops/pool_direct.c runs it), one table per ISA (pool_c0_scalar.c,
  * pool_c0_avx2.c, pool_c0_avx512.c compile pool_c0_kernel.inc with
  * different vector macros).
@@ -14,6 +14,7 @@
 #ifndef VINCI_KERNEL_POOL_C0_KERNELS_H
 #define VINCI_KERNEL_POOL_C0_KERNELS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel/isa.h"
@@ -28,9 +29,16 @@ typedef struct vn_pool_c0_args {
     int64_t kh, kw, sh, sw, ph, pw, dh, dw;
 } vn_pool_c0_args;
 
+/* A whole plane to one pixel: y[16] = scale * (sum, or max when `max`, of
+ * the n pixels x[0..n)[16]). A sum keeps four partial sums (pixels p mod
+ * 4), added as (s0 + s1) + (s2 + s3): the same order, so the same bits, on
+ * every ISA. n >= 1. */
+typedef void (*vn_pool_c0_plane_fn)(const float *x, int64_t n, bool max, float scale, float *y);
+
 typedef struct vn_pool_c0_table {
     vn_isa isa;
     void (*max_rows)(const vn_pool_c0_args *a);
+    vn_pool_c0_plane_fn reduce_plane;
 } vn_pool_c0_table;
 
 extern const vn_pool_c0_table vn_pool_c0_table_scalar;
