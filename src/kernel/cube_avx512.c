@@ -131,6 +131,7 @@ const vn_cube_table vn_cube_table_avx512 = {
     .ukr_le8 = {ukr_f32_8x32, ukr_bf16_8x32, NULL},
     .ukr_le4 = {ukr_f32_4x32, ukr_bf16_4x32, NULL},
     .gemv_rows = cube_gemv_rows,
+    .gemv_panels = cube_gemv_panels,
     .pack_b_rows = cube_pack_b_rows,
 };
 

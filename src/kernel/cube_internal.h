@@ -36,6 +36,12 @@ typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const voi
 typedef void (*vn_gemv_fn)(int64_t k, int64_t n, const float *a, const float *b, int64_t ldb,
                            float *c);
 
+/* GEMV over `panels` whole packed panels (NR columns each: k rows of NR,
+ * panel after panel): c[q*NR + j] = sum_k a[k] * panel q[k][j], with the
+ * fma chain of gemv_rows per column (the same bits). */
+typedef void (*vn_gemv_panels_fn)(int64_t k, int64_t panels, int64_t nr, const float *a,
+                                  const float *b, float *c);
+
 /* B panels of width W from a row-major source (element (k, c) at src + k*ds
  * + c in elements of sd), KP k per unit, depth padded to Kp (cube_pack_rows.inc). */
 typedef void (*vn_pack_rows_fn)(int W, int KP, vn_dtype dd, void *dst, vn_dtype sd, const void *src,
@@ -50,8 +56,9 @@ typedef struct vn_cube_table {
      * NULL: the full kernel computes the padding rows too. */
     vn_ukr_fn ukr_le16[VN_CUBE_KIND_COUNT];
     vn_ukr_fn ukr_le8[VN_CUBE_KIND_COUNT], ukr_le4[VN_CUBE_KIND_COUNT];
-    vn_gemv_fn gemv_rows;        /* B row-major (k x n, ldb); c overwritten */
-    vn_pack_rows_fn pack_b_rows; /* the B packer of a row-major B */
+    vn_gemv_fn gemv_rows;          /* B row-major (k x n, ldb); c overwritten */
+    vn_gemv_panels_fn gemv_panels; /* B pre-packed; c overwritten */
+    vn_pack_rows_fn pack_b_rows;   /* the B packer of a row-major B */
 } vn_cube_table;
 
 /* The table of the active ISA (chosen once, thread-safe). Never NULL. */

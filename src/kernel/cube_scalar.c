@@ -16,5 +16,6 @@ const vn_cube_table vn_cube_table_scalar = {
     .shape = {{4, 16, 1}, {4, 16, 2}, {4, 16, 4}},
     .ukr = {cube_gen_f32_4x16, cube_gen_bf16_4x16, cube_gen_i8_4x16},
     .gemv_rows = cube_gemv_rows,
+    .gemv_panels = cube_gemv_panels,
     .pack_b_rows = cube_pack_b_rows,
 };

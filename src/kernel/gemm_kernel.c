@@ -208,15 +208,13 @@ static void gemv_tile(vn_core *core, const vn_gemm_kargs *g, int64_t block, vn_l
     int64_t nr = p->s.nr, width = (t.nl + nr - 1) / nr * nr;
     float *c = vn_ptr(float, acc);
     const float *a = (const float *)g->a.data + t.batch * d->stride_a;
-    vn_gemv_fn rows = vn_cube_table_get()->gemv_rows;
-    if (g->b_packed) {
-        int64_t kp = d->K; /* f32: KP = 1 */
+    const vn_cube_table *tab = vn_cube_table_get();
+    if (g->b_packed) { /* f32: KP = 1, panel q at q * NR * K */
         const float *pb = (const float *)packed_b(g, t.batch, NULL).data;
-        for (int64_t q = 0; q < width / nr; q++)
-            rows(d->K, nr, a, pb + (t.n0 + q * nr) * kp, nr, c + q * nr);
+        tab->gemv_panels(d->K, width / nr, nr, a, pb + t.n0 * d->K, c);
     } else {
         const float *b = (const float *)g->b.data + t.batch * d->stride_b + t.n0;
-        rows(d->K, t.nl, a, b, p->b_rs, c);
+        tab->gemv_rows(d->K, t.nl, a, b, p->b_rs, c);
     }
     vn_shadow_mark(core, c, t.nl * 4);
     vn_core_count_macs(core, VN_F32, d->K * t.nl);
