@@ -57,5 +57,6 @@ const vn_cube_table vn_cube_table_avx2 = {
     .ukr = {ukr_f32_6x16, cube_gen_bf16_6x16, cube_gen_i8_6x16},
     .gemv_rows = cube_gemv_rows,
     .gemv_panels = cube_gemv_panels,
+    .gemv_trans = cube_gemv_trans,
     .pack_b_rows = cube_pack_b_rows,
 };

@@ -132,6 +132,7 @@ const vn_cube_table vn_cube_table_avx512 = {
     .ukr_le4 = {ukr_f32_4x32, ukr_bf16_4x32, NULL},
     .gemv_rows = cube_gemv_rows,
     .gemv_panels = cube_gemv_panels,
+    .gemv_trans = cube_gemv_trans,
     .pack_b_rows = cube_pack_b_rows,
 };
 

@@ -36,6 +36,11 @@ typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const voi
 typedef void (*vn_gemv_fn)(int64_t k, int64_t n, const float *a, const float *b, int64_t ldb,
                            float *c);
 
+/* GEMV on a transposed B (column j at b + j*ldb, contiguous in k): c[j] = sum_k
+ * a[k] * b[j*ldb + k], one fma chain in k order per column (gemv_rows' bits). */
+typedef void (*vn_gemv_trans_fn)(int64_t k, int64_t n, const float *a, const float *b, int64_t ldb,
+                                 float *c);
+
 /* GEMV over `panels` whole packed panels (NR columns each: k rows of NR,
  * panel after panel): c[q*NR + j] = sum_k a[k] * panel q[k][j], with the
  * fma chain of gemv_rows per column (the same bits). */
@@ -58,6 +63,7 @@ typedef struct vn_cube_table {
     vn_ukr_fn ukr_le8[VN_CUBE_KIND_COUNT], ukr_le4[VN_CUBE_KIND_COUNT];
     vn_gemv_fn gemv_rows;          /* B row-major (k x n, ldb); c overwritten */
     vn_gemv_panels_fn gemv_panels; /* B pre-packed; c overwritten */
+    vn_gemv_trans_fn gemv_trans;   /* B transposed, as stored; c overwritten */
     vn_pack_rows_fn pack_b_rows;   /* the B packer of a row-major B */
 } vn_cube_table;
 

@@ -17,5 +17,6 @@ const vn_cube_table vn_cube_table_scalar = {
     .ukr = {cube_gen_f32_4x16, cube_gen_bf16_4x16, cube_gen_i8_4x16},
     .gemv_rows = cube_gemv_rows,
     .gemv_panels = cube_gemv_panels,
+    .gemv_trans = cube_gemv_trans,
     .pack_b_rows = cube_pack_b_rows,
 };

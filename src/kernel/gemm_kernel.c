@@ -212,6 +212,9 @@ static void gemv_tile(vn_core *core, const vn_gemm_kargs *g, int64_t block, vn_l
     if (g->b_packed) { /* f32: KP = 1, panel q at q * NR * K */
         const float *pb = (const float *)packed_b(g, t.batch, NULL).data;
         tab->gemv_panels(d->K, width / nr, nr, a, pb + t.n0 * d->K, c);
+    } else if (d->trans_b) { /* column j at b + j * b_cs */
+        const float *b = (const float *)g->b.data + t.batch * d->stride_b + t.n0 * p->b_cs;
+        tab->gemv_trans(d->K, t.nl, a, b, p->b_cs, c);
     } else {
         const float *b = (const float *)g->b.data + t.batch * d->stride_b + t.n0;
         tab->gemv_rows(d->K, t.nl, a, b, p->b_rs, c);

@@ -251,12 +251,17 @@ static vn_status choose_tiling(vn_gemm_plan *p)
 }
 
 /* GEMV: one f32 row with a contiguous A row and B as stored row-major (or
- * packed): streamed without packing, columns split over the workers. */
+ * packed): streamed without packing, columns split over the workers. A
+ * transposed B (a classifier's Gemm, transB = 1, weights [N, K]) only when
+ * runs will pass it pre-packed (the hint; the packed panels are the same
+ * either way): its as-stored form has only a slow kernel (gemv_trans, one
+ * fma chain per column for the packed path's bits), and the tiled path,
+ * which would read it well, sums a K longer than kc in chunks (other bits). */
 static void choose_gemv(vn_gemm_plan *p)
 {
     const vn_gemm_desc *d = &p->d;
-    p->gemv =
-        d->compute == VN_F32 && d->M == 1 && d->K > 0 && d->N > 0 && p->a_cs == 1 && !d->trans_b;
+    p->gemv = d->compute == VN_F32 && d->M == 1 && d->K > 0 && d->N > 0 && p->a_cs == 1 &&
+              (!d->trans_b || d->b_prepacked);
     if (!p->gemv) return;
     int32_t workers = vn_device_num_workers(p->device);
     int64_t per = rup(cdiv(d->N, workers), p->s.nr);
