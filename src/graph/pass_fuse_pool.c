@@ -10,6 +10,12 @@
  * conv output's sole reader, its Indices output unread; the fused
  * operator's own plan decides the rest (vn_fuse_apply), among it which
  * pool_ attributes it honours (conv_plan.c read_pool: MaxPool's seven).
+ *
+ * Second pattern: any (Fused)ConvNC1HWC0 (residual allowed, no pool_ or dw_
+ * attributes) whose sole reader is a GlobalAveragePoolNC1HWC0 (a
+ * classifier's last conv: SqueezeNet's 1000 x 13 x 13, MobileNetV2's 1280 x
+ * 7 x 7, a ResNet's last block) becomes one FusedConvNC1HWC0 with pool_global
+ * = 1: each output block's map is averaged from L1 and never written.
  */
 #include <string.h>
 
@@ -22,16 +28,21 @@ static bool is_vinci_op(const vn_cnode *n, const char *op)
     return !n->dead && n->domain && strcmp(n->domain, "vinci") == 0 && strcmp(n->op_type, op) == 0;
 }
 
-/* A stem conv (fused or not): plain input, no residual, not pooled already. */
+/* A conv (fused or not) with no fused pool or depthwise conv yet. */
+static bool plain_conv(const vn_cnode *n)
+{
+    if (!is_vinci_op(n, "FusedConvNC1HWC0") && !is_vinci_op(n, "ConvNC1HWC0")) return false;
+    for (int32_t a = 0; a < n->num_attrs; a++)
+        if (strncmp(n->attrs[a].name, "pool_", 5) == 0 || strncmp(n->attrs[a].name, "dw_", 3) == 0)
+            return false;
+    return true;
+}
+
+/* A stem conv: plain input, no residual, not pooled already. */
 static bool stem_conv(const vn_cnode *n)
 {
-    bool fused = is_vinci_op(n, "FusedConvNC1HWC0");
-    if ((!fused && !is_vinci_op(n, "ConvNC1HWC0")) || (n->num_inputs > 3 && n->inputs[3] >= 0))
-        return false;
-    if (strcmp(vn_fuse_attr_str(n, "x_layout", ""), "NCHW") != 0) return false;
-    for (int32_t a = 0; a < n->num_attrs; a++)
-        if (strncmp(n->attrs[a].name, "pool_", 5) == 0) return false;
-    return true;
+    return plain_conv(n) && !(n->num_inputs > 3 && n->inputs[3] >= 0) &&
+           strcmp(vn_fuse_attr_str(n, "x_layout", ""), "NCHW") == 0;
 }
 
 static vn_status fuse(vn_model *m, int32_t ci, int32_t pi, vn_pass_report *r)
@@ -50,15 +61,33 @@ static vn_status fuse(vn_model *m, int32_t ci, int32_t pi, vn_pass_report *r)
     return vn_fuse_apply(m, pi, &rw, members, 2, r, &done);
 }
 
+/* conv (every input kept) + GlobalAveragePool -> FusedConvNC1HWC0, pool_global = 1. */
+static vn_status fuse_global(vn_model *m, int32_t ci, int32_t pi, vn_pass_report *r)
+{
+    const vn_cnode *conv = &m->nodes[ci];
+    if (conv->num_attrs + 1 > MAX_ATTRS || conv->num_inputs > 4) return VN_OK;
+    vn_attr attrs[MAX_ATTRS];
+    memcpy(attrs, conv->attrs, (size_t)conv->num_attrs * sizeof *attrs);
+    attrs[conv->num_attrs] = (vn_attr){.name = "pool_global", .type = VN_ATTR_INT, .i = 1};
+    int32_t members[2] = {ci, pi};
+    vn_fuse_rewrite rw = {"FusedConvNC1HWC0", "vinci", conv->name,          conv->inputs,
+                          conv->num_inputs,   attrs,   conv->num_attrs + 1, false};
+    bool done;
+    return vn_fuse_apply(m, pi, &rw, members, 2, r, &done);
+}
+
 vn_status vn_pass_fuse_pool(vn_model *m, vn_pass_report *r)
 {
     for (int32_t i = 0; i < m->num_nodes; i++) {
-        if (!stem_conv(&m->nodes[i])) continue;
+        if (!plain_conv(&m->nodes[i])) continue;
         int32_t p = vn_fuse_sole_reader(m, m->nodes[i].outputs[0]);
-        if (p < 0 || !is_vinci_op(&m->nodes[p], "MaxPoolNC1HWC0") ||
-            !vn_fuse_extra_outputs_unread(m, &m->nodes[p]))
-            continue;
-        vn_status st = fuse(m, i, p, r);
+        if (p < 0) continue;
+        vn_status st = VN_OK;
+        if (is_vinci_op(&m->nodes[p], "GlobalAveragePoolNC1HWC0"))
+            st = fuse_global(m, i, p, r);
+        else if (stem_conv(&m->nodes[i]) && is_vinci_op(&m->nodes[p], "MaxPoolNC1HWC0") &&
+                 vn_fuse_extra_outputs_unread(m, &m->nodes[p]))
+            st = fuse(m, i, p, r);
         if (st != VN_OK) return st;
     }
     return VN_OK;

@@ -94,6 +94,12 @@ typedef struct vn_conv_plan {
      * input (a stem) only. */
     bool pooled;
     vn_pool_geom pool;
+    /* A GlobalAveragePool fused after the convolution (attribute
+     * pool_global = 1; pass_fuse_pool.c): Y is [N, K1, 1, 1, 16], each
+     * output block's map is reduced from an L1 scratch and never goes to
+     * memory (conv_direct.c). Direct f32 only, the map of two output blocks
+     * fitting half the L1 arena (vn_conv_gap_fits). */
+    bool gap;
     /* A depthwise convolution fused after this pointwise one (attributes
      * dw_*: Conv's and the activation's, prefixed; input 4 its W, input 5
      * its B; pass_fuse_dw.c): Y is the depthwise output, and the pointwise
@@ -116,6 +122,10 @@ vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p);
 /* Does one pooled row's conv rows, every output block, fit p's device's L1
  * arena (the scratch of conv_direct.c's pooled tiles)? */
 bool vn_conv_pool_fits(const vn_conv_plan *p);
+/* Does the scratch of a globally pooled tile (every pixel of one register
+ * block's output blocks), beside a strided 1x1's gathered chunk, fit half of
+ * p's device's L1 arena? */
+bool vn_conv_gap_fits(const vn_conv_plan *p);
 /* Y = the fused MaxPool of plan p over its whole conv output `map`
  * (NC1HWC0), by the pooling operator's NC1HWC0 kernel: the fallback when
  * vn_conv_pool_fits fails. */

@@ -275,11 +275,20 @@ static tile_at tile_of(const direct_args *d, int64_t t)
     return (tile_at){rest / pairs, rest % pairs, t % d->rows};
 }
 
-/* Where a tile's output row goes, if not into Y: block ob's row at y + ob * bstride. */
+/* Where a tile's output goes, if not into Y (a scratch): output block ob's
+ * pixel pix (row-major in the map) at y + (ob - ob0) * bstride + (pix - pix0) * 16. */
 typedef struct tile_out {
     float *y;
-    int64_t bstride;
+    int64_t bstride, ob0, pix0;
 } tile_out;
+
+/* The output blocks [*ob, *ob + *ncb) of a (group, block group) pair. */
+static void pair_blocks(const direct_args *d, int64_t pair, int64_t *ob, int64_t *ncb)
+{
+    int64_t grp = pair / d->pairs;
+    *ob = grp * d->kg1 + (pair % d->pairs) * d->ncb_max;
+    *ncb = vn_ops_min(d->ncb_max, (grp + 1) * d->kg1 - *ob);
+}
 
 /* cold: the block has not read this tile's weights yet (conv_kernels.h). */
 static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_copy *rc, bool cold,
@@ -287,9 +296,8 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *g = &p->g;
-    int64_t n = at.n, pair = at.pair, oh = at.oh;
-    int64_t grp = pair / d->pairs, ob = grp * d->kg1 + (pair % d->pairs) * d->ncb_max;
-    int64_t ncb = vn_ops_min(d->ncb_max, (grp + 1) * d->kg1 - ob);
+    int64_t n = at.n, pair = at.pair, oh = at.oh, grp = pair / d->pairs, ob, ncb;
+    pair_blocks(d, pair, &ob, &ncb);
     int64_t taps = g->KH * g->KW, plane = g->OH * g->OW * VN_C0;
     vn_conv_row_args a = {0};
     ROW_GEOMETRY(a, g);
@@ -314,7 +322,8 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     a.w = d->w + ob * d->cg1 * taps * VN_C0 * VN_C0;
     a.w_bstride = d->cg1 * taps * VN_C0 * VN_C0;
     a.ncb = (int32_t)ncb;
-    a.y = out ? out->y + ob * out->bstride : d->y + (n * p->K1 + ob) * plane + pix * VN_C0;
+    a.y = out ? out->y + (ob - out->ob0) * out->bstride + (pix - out->pix0) * VN_C0
+              : d->y + (n * p->K1 + ob) * plane + pix * VN_C0;
     a.y_bstride = out ? out->bstride : plane;
     a.bias = d->bias ? d->bias + ob * VN_C0 : NULL;
     a.res = d->res ? d->res + (n * p->K1 + ob) * plane + pix * VN_C0 : NULL;
@@ -390,8 +399,8 @@ static void pooled_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
     int64_t ph0 = t % d->pool_bands * d->pool_rows, ph1 = vn_ops_min(POH, ph0 + d->pool_rows);
     int64_t r0 = vn_ops_max(0, ph0 * q->s[1] - q->pb[1]);
     int64_t r1 = vn_ops_min(g->OH, ph0 * q->s[1] - q->pb[1] + pool_conv_rows(q, ph1 - ph0));
-    tile_out out = {scratch, (r1 - r0) * g->OW * VN_C0};
-    for (int64_t r = r0; r < r1; r++, out.y += g->OW * VN_C0)
+    tile_out out = {scratch, (r1 - r0) * g->OW * VN_C0, 0, r0 * g->OW};
+    for (int64_t r = r0; r < r1; r++)
         for (int64_t pair = 0; pair < d->pairs; pair++)
             direct_tile(core, d, (tile_at){n, pair, r}, rc, r == r0, &out);
     const vn_pool_c0_table *pt = vn_pool_c0_table_get();
@@ -415,6 +424,25 @@ static void pooled_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
     }
 }
 
+/* A globally pooled tile (vn_conv_plan.gap): image n and one block pair,
+ * every conv row (or flat chunk) of it into the L1 scratch [ncb][OH*OW][16],
+ * then each output block's mean into Y [N][K1][16]. The padded lanes of the
+ * last block are zero in the scratch (cleared by direct_tile), so their mean
+ * is too. */
+static void gap_tile(vn_core *core, const direct_args *d, int64_t t, row_copy *rc, float *scratch)
+{
+    const vn_conv_plan *p = d->p;
+    int64_t per = p->g.G * d->pairs, n = t / per, pair = t % per, pix = p->g.OH * p->g.OW, ob, ncb;
+    pair_blocks(d, pair, &ob, &ncb);
+    tile_out out = {scratch, pix * VN_C0, ob, 0};
+    for (int64_t r = 0; r < d->rows; r++)
+        direct_tile(core, d, (tile_at){n, pair, r}, rc, r == 0, &out);
+    vn_pool_c0_plane_fn mean = vn_pool_c0_table_get()->reduce_plane;
+    for (int64_t c = 0; c < ncb; c++)
+        mean(scratch + c * pix * VN_C0, pix, false, (float)(1.0 / (double)pix),
+             d->y + (n * p->K1 + ob + c) * VN_C0);
+}
+
 static void conv_kernel(vn_core *core, const void *args)
 {
     const direct_args *d = args;
@@ -433,6 +461,15 @@ static void conv_kernel(vn_core *core, const void *args)
         for (int64_t t = begin; t < end; t++) {
             vn_set_loop(core, t);
             pooled_tile(core, d, t, rc.buf ? &rc : NULL, scratch);
+        }
+        return;
+    }
+    if (d->p->gap) {
+        int64_t elems = d->ncb_max * d->p->g.OH * d->p->g.OW * VN_C0;
+        float *scratch = vn_ptr(float, vn_buf_new(core, VN_B1, elems, VN_F32));
+        for (int64_t t = begin; t < end; t++) {
+            vn_set_loop(core, t);
+            gap_tile(core, d, t, rc.buf ? &rc : NULL, scratch);
         }
         return;
     }
@@ -547,7 +584,7 @@ static void plan_padding(const vn_conv_plan *p, direct_args *d, int64_t nb)
      * goes to the L1 arena (an L2-sized staging buffer) rather than being copied again
      * per tile (ResNet-50's 3x3/2 512@14, 430 KB, 5 rows for each of its 64 tiles) */
     if (g->KH > g->sh && copy_image(p, d, nb, width, VN_ARENA_UB)) return;
-    if (g->KH > g->sh && d->rows2 && copy_image(p, d, nb, width, VN_ARENA_L1)) return;
+    if (g->KH > g->sh && d->rows2 && !p->gap && copy_image(p, d, nb, width, VN_ARENA_L1)) return;
     /* two-row tiles copy the rows both rows' taps reach, consecutive */
     int64_t span = (g->KH - 1) * g->dh + 1 + g->sh, two = nb * span * width * VN_C0;
     if (d->rows2 && two * es <= ub) {
@@ -609,6 +646,14 @@ static int64_t pool_scratch_bytes(const vn_conv_plan *p, int64_t pooled)
 bool vn_conv_pool_fits(const vn_conv_plan *p)
 {
     return pool_scratch_bytes(p, 1) <= vn_conv_arena_room(p, VN_ARENA_L1);
+}
+
+bool vn_conv_gap_fits(const vn_conv_plan *p)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t scratch = vn_conv_table_get()->max_ncb * g->OH * g->OW * VN_C0 * 4;
+    int64_t gathered = is_pointwise(g) && !is_flat(g) ? p->C1 * FLAT * VN_C0 * 4 : 0;
+    return scratch + gathered <= vn_conv_arena_room(p, VN_ARENA_L1) / 2;
 }
 
 vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
@@ -697,6 +742,11 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
                g->KH * g->KW;
     }
     if (p->pooled) plan_pool_bands(p, &d, &work);
+    if (p->gap) { /* a tile is every row of one (image, block pair) */
+        d.tiles = g->N * g->G * d.pairs;
+        d.rows_outer = false;
+        work *= d.rows;
+    }
     if (d.tiles == 0) return VN_OK;
     /* A tile of `work` MACs counts as work/8 elements for the hand-off rule. */
     int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / 8));

@@ -306,18 +306,41 @@ static vn_status prefixed_attrs(const vn_op_ctx *ctx, const char *where, const c
     return VN_OK;
 }
 
+/* pool_global = 1 (alone): a GlobalAveragePool of the conv's map. */
+static vn_status read_global_pool(const char *where, const vn_attrs *view, vn_conv_plan *p)
+{
+    const vn_attr *a = vn_attrs_find(view, "global");
+    if (view->count != 1 || a->type != VN_ATTR_INT || a->i != 1)
+        return vn_error(VN_ERR_INVALID_ARG, where,
+                        "pool_global (a fused GlobalAveragePool) must be the int 1 and the only "
+                        "pool_ attribute");
+    if (p->layout != VN_CONV_NC1HWC0 || p->algo != VN_CONV_ALGO_DIRECT || p->bf16 || p->g.nsp != 2)
+        return vn_error(VN_ERR_UNSUPPORTED, where,
+                        "pool_global (a fused GlobalAveragePool) needs a 2-D NC1HWC0 direct f32 "
+                        "convolution");
+    p->gap = true;
+    if (p->device && !vn_conv_gap_fits(p))
+        return vn_error(VN_ERR_UNSUPPORTED, where,
+                        "pool_global: a %lld x %lld map of two output blocks does not fit half of "
+                        "the L1 arena",
+                        (long long)p->g.OH, (long long)p->g.OW);
+    return VN_OK;
+}
+
 /* The pool_* attributes, if any, as MaxPool's own (prefix dropped) over the
- * conv's output map; a pooled plan must be a direct f32 conv of a plain
- * input without residual (the only one conv_direct.c pools). */
+ * conv's output map, or pool_global; a MaxPool-pooled plan must be a direct
+ * f32 conv of a plain input without residual (the only one conv_direct.c
+ * pools). */
 static vn_status read_pool(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
 {
-    static const char *const known[] = {"kernel_shape", "strides",  "pads",         "dilations",
-                                        "ceil_mode",    "auto_pad", "storage_order"};
+    static const char *const known[] = {"kernel_shape", "strides",  "pads",          "dilations",
+                                        "ceil_mode",    "auto_pad", "storage_order", "global"};
     enum { KNOWN = sizeof known / sizeof known[0] };
     vn_attr items[KNOWN];
     vn_attrs view;
     vn_status st = prefixed_attrs(ctx, where, "pool_", known, KNOWN, items, &view);
     if (st != VN_OK || view.count == 0) return st;
+    if (vn_attrs_find(&view, "global")) return read_global_pool(where, &view, p);
     if (p->layout != VN_CONV_NC1HWC0 || !p->x_plain || p->has_res || p->bf16 || p->g.nsp != 2)
         return vn_error(VN_ERR_UNSUPPORTED, where,
                         "pool_ attributes (a fused MaxPool) need an NC1HWC0 direct f32 convolution "
@@ -335,8 +358,8 @@ static bool dw_fusable(const vn_conv_plan *p)
 {
     const vn_conv_geom *g = &p->g;
     return p->layout == VN_CONV_NC1HWC0 && p->x_layout == VN_CONV_NC1HWC0 &&
-           p->algo == VN_CONV_ALGO_DIRECT && !p->bf16 && !p->has_res && !p->pooled && g->nsp == 2 &&
-           g->G == 1 && is_1x1(g);
+           p->algo == VN_CONV_ALGO_DIRECT && !p->bf16 && !p->has_res && !p->pooled && !p->gap &&
+           g->nsp == 2 && g->G == 1 && is_1x1(g);
 }
 
 /* The dw_* attributes, if any: the depthwise conv fused after this one,
@@ -401,6 +424,7 @@ vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p)
     if (p->dw_fused) return vn_conv_out_desc(&p->dw, p->layout);
     if (p->pooled) /* NC1HWC0: [N, K1, H, W, 16]; the pool's dims are its last two */
         d.dims[2] = p->pool.out[VN_POOL_DIMS - 2], d.dims[3] = p->pool.out[VN_POOL_DIMS - 1];
+    if (p->gap) d.dims[2] = d.dims[3] = 1;
     return d;
 }
 

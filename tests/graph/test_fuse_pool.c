@@ -3,8 +3,10 @@
  * conv reading the plain input, with or without its ReLU / Sigmoid, followed by a
  * MaxPool becomes one FusedConvNC1HWC0 with pool_* attributes, and every
  * level's outputs still equal O0's; a conv whose output has another reader,
- * or a second conv (blocked input), keeps its MaxPool. The fused model
- * round-trips through a .vnm.
+ * or a second conv (blocked input), keeps its MaxPool. A conv (with its
+ * ReLU, or a residual Add and ReLU) followed by a GlobalAveragePool becomes
+ * one node with pool_global = 1, unless its map has another reader. The
+ * fused models round-trip through a .vnm.
  */
 #include "graph/pass_fuse.h"
 #include "test_fuse_util.h"
@@ -108,9 +110,58 @@ static void test_other_reader(void)
     vn_graph_destroy(gr);
 }
 
+/* x -> conv -> Relu -> conv 1x1 [-> Add(conv output) ] -> Relu -> GlobalAveragePool
+ * -> y: the last conv takes the pool (pool_global), O3 equals O0; with the
+ * map also a graph output, the pool stays. */
+static void test_global(void)
+{
+    for (int v = 0; v < 3; v++) {
+        ob g = {0};
+        vt_rng r = {13};
+        int64_t xd[4] = {1, 3, HW, HW}, wd[4] = {24, 20, 1, 1};
+        fz_input(&g, "x", 4, xd);
+        conv(&g, &r, "x", "w1", 20, 3, "c1");
+        fz_node(&g, "Relu", "r1", "c1", NULL, NULL, "r1", NULL);
+        fz_rand_init(&g, &r, "w2", 4, wd, -0.3, 0.3);
+        fz_node(&g, "Conv", "c2", "r1", "w2", NULL, "c2", NULL);
+        const char *last = "c2";
+        if (v == 1) { /* a residual: conv + conv -> Add */
+            conv(&g, &r, "r1", "w3", 24, 20, "c3");
+            fz_node(&g, "Add", "s", "c2", "c3", NULL, "s", NULL);
+            last = "s";
+        }
+        fz_node(&g, "Relu", "r2", last, NULL, NULL, "r2", NULL);
+        fz_node(&g, "GlobalAveragePool", "y", "r2", NULL, NULL, "y", NULL);
+        fz_output(&g, "y");
+        if (v == 2) fz_output(&g, "r2");
+        vn_graph *gr = fz_load(&g, 17);
+        static float x[3 * HW * HW];
+        vt_rng rng = {5};
+        vt_fill(&rng, x, 3 * HW * HW, -1, 1);
+        vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
+        vn_compile_options o = {.opt_level = 3};
+        vn_model *m = NULL;
+        VT_OK(vn_model_compile(gr, &o, &m));
+        if (m) {
+            int pools =
+                fz_count_ops(m, "GlobalAveragePoolNC1HWC0") + fz_count_ops(m, "GlobalAveragePool");
+            VT_CHECK(pools == (v == 2), "variant %d: %d GlobalAveragePools left at O3", v, pools);
+            vn_model_destroy(m);
+        }
+        const char *outs[] = {"y", v == 2 ? "r2" : NULL, NULL};
+        vn_model_stats o2;
+        fz_levels(gr, in, 1, outs, &o2);
+        VT_CHECK(fz_changes(&fz_o3, "fuse_conv_pool") == (v != 2),
+                 "variant %d: fuse_conv_pool %d changes", v, fz_changes(&fz_o3, "fuse_conv_pool"));
+        if (v != 2) check_o3_round_trip(gr, in, 1, "fuse_pool_global");
+        vn_graph_destroy(gr);
+    }
+}
+
 int main(void)
 {
     VT_RUN(test_stem);
     VT_RUN(test_other_reader);
+    VT_RUN(test_global);
     return vt_summary();
 }

@@ -278,12 +278,13 @@ static void conv(ob *g, vt_rng *r, const char *x, int64_t c, int64_t k, int64_t 
 /* A small residual conv net: 3x3 convs (Winograd at 28x28 and direct),
  * BatchNormalization, Relu, a residual Add, MaxPool, a 1x1 conv and the
  * depthwise 3x3 after it (one fused node at O3: fuse_pointwise_depthwise),
- * GlobalAveragePool, Flatten, Gemm and Softmax, on NC1HWC0 at O3. */
+ * a 1x1 conv with the GlobalAveragePool after it (one node: fuse_conv_pool's
+ * pool_global), Flatten, Gemm and Softmax, on NC1HWC0 at O3. */
 static ob convnet(void)
 {
     ob g = {0};
     vt_rng r = {7};
-    int64_t xd[4] = {-1, 16, 28, 28}, cd[1] = {32}, wd[2] = {10, 64}, bd[1] = {10};
+    int64_t xd[4] = {-1, 16, 28, 28}, cd[1] = {32}, wd[2] = {10, 48}, bd[1] = {10};
     fz_input(&g, "x", 4, xd);
     conv(&g, &r, "x", 16, 32, 3, "c1");
     const char *bn[] = {"bn_s", "bn_b", "bn_m", "bn_v"};
@@ -302,7 +303,8 @@ static ob convnet(void)
     conv(&g, &r, "p", 32, 64, 1, "c3");
     fz_node(&g, "Relu", "r3", "c3", NULL, NULL, "a3", NULL);
     conv_g(&g, &r, "a3", 64, 64, 3, 64, "c4");
-    fz_node(&g, "GlobalAveragePool", "gap", "c4", NULL, NULL, "g", NULL);
+    conv(&g, &r, "c4", 64, 48, 1, "c5");
+    fz_node(&g, "GlobalAveragePool", "gap", "c5", NULL, NULL, "g", NULL);
     fz_node(&g, "Flatten", "flat", "g", NULL, NULL, "f", NULL);
     fz_rand_init(&g, &r, "fc_w", 2, wd, -0.2, 0.2);
     fz_rand_init(&g, &r, "fc_b", 1, bd, -0.1, 0.1);
