@@ -1,8 +1,8 @@
 /*
- * pool_c0_kernels.h — the direct max-pooling and global-pooling kernels on NC1HWC0 f32
- * (src/ops/pool_direct.c runs it), one table per ISA (pool_c0_scalar.c,
- * pool_c0_avx2.c, pool_c0_avx512.c compile pool_c0_kernel.inc with
- * different vector macros).
+ * pool_c0_kernels.h — the direct max-pooling and global-pooling kernels on
+ * NC1HWC0 f32 (src/ops/pool_direct.c, pool_global.c and conv_direct.c run
+ * them), one table per ISA (pool_c0_scalar.c, pool_c0_avx2.c,
+ * pool_c0_avx512.c compile pool_c0_kernel.inc with different vector macros).
  *
  * Why a kernel of its own: a pixel of NC1HWC0 is one C0 vector of 16
  * channels, so an output pixel is the max of its k*k tap vectors, read

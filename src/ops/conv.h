@@ -85,7 +85,7 @@ typedef struct vn_conv_plan {
     /* workspace (bytes offsets, 64-byte aligned; size 0 when unused) */
     size_t ws_w, ws_bias, ws_x, ws_y, ws_res, ws_col, ws_total;
     size_t ws_wino; /* WINOGRAD: transformed input and products */
-    size_t ws_pool; /* pooled, when a band's conv rows do not fit L1: the unpooled map */
+    size_t ws_pool; /* pooled or gap, when a tile's conv rows do not fit L1: the unpooled map */
     int64_t C1, K1; /* channel blocks of input and output */
     /* A MaxPool fused after the convolution (attributes pool_kernel_shape,
      * pool_strides, pool_pads, pool_ceil_mode, pool_dilations: MaxPool's,
@@ -97,8 +97,9 @@ typedef struct vn_conv_plan {
     /* A GlobalAveragePool fused after the convolution (attribute
      * pool_global = 1; pass_fuse_pool.c): Y is [N, K1, 1, 1, 16], each
      * output block's map is reduced from an L1 scratch and never goes to
-     * memory (conv_direct.c). Direct f32 only, the map of two output blocks
-     * fitting half the L1 arena (vn_conv_gap_fits). */
+     * memory (conv_direct.c). Direct f32 only (a bf16 request stays f32);
+     * where one register block's maps do not fit (vn_conv_gap_fits), the
+     * map goes to the workspace (ws_pool) and is pooled after. */
     bool gap;
     /* A depthwise convolution fused after this pointwise one (attributes
      * dw_*: Conv's and the activation's, prefixed; input 4 its W, input 5
@@ -122,13 +123,13 @@ vn_tensor_desc vn_conv_plan_out_desc(const vn_conv_plan *p);
 /* Does one pooled row's conv rows, every output block, fit p's device's L1
  * arena (the scratch of conv_direct.c's pooled tiles)? */
 bool vn_conv_pool_fits(const vn_conv_plan *p);
-/* Does the scratch of a globally pooled tile (every pixel of one register
- * block's output blocks), beside a strided 1x1's gathered chunk, fit half of
- * p's device's L1 arena? */
+/* Does the scratch of a globally pooled tile (every pixel of the max_ncb
+ * output blocks of a register block), beside a strided 1x1's gathered chunk,
+ * fit half of p's device's L1 arena? */
 bool vn_conv_gap_fits(const vn_conv_plan *p);
-/* Y = the fused MaxPool of plan p over its whole conv output `map`
- * (NC1HWC0), by the pooling operator's NC1HWC0 kernel: the fallback when
- * vn_conv_pool_fits fails. */
+/* Y = the fused MaxPool (or GlobalAveragePool) of plan p over its whole conv
+ * output `map` (NC1HWC0), by the pooling operators' NC1HWC0 kernels: the
+ * fallback when vn_conv_pool_fits (vn_conv_gap_fits) fails. */
 vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
                            vn_kernel_counters *counters);
 

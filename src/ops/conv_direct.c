@@ -454,22 +454,14 @@ static void conv_kernel(vn_core *core, const void *args)
     vn_position pos = d->gather || d->img_in_l1 ? VN_B1 : VN_VECCALC;
     if (d->pad_w > 0 || d->gather)
         rc.buf = vn_ptr(void, vn_buf_new(core, pos, d->buf_elems, d->bf16 ? VN_U16 : VN_F32));
-    if (d->p->pooled) { /* plain input: its row copies are in UB, so L1 is free */
+    if (d->p->pooled || d->p->gap) { /* tiles through an L1 scratch, pooled from there */
         const vn_conv_plan *p = d->p;
-        int64_t elems = p->K1 * pool_conv_rows(&p->pool, d->pool_rows) * p->g.OW * VN_C0;
+        int64_t elems = p->pooled ? p->K1 * pool_conv_rows(&p->pool, d->pool_rows) * p->g.OW * VN_C0
+                                  : d->ncb_max * p->g.OH * p->g.OW * VN_C0;
         float *scratch = vn_ptr(float, vn_buf_new(core, VN_B1, elems, VN_F32));
         for (int64_t t = begin; t < end; t++) {
             vn_set_loop(core, t);
-            pooled_tile(core, d, t, rc.buf ? &rc : NULL, scratch);
-        }
-        return;
-    }
-    if (d->p->gap) {
-        int64_t elems = d->ncb_max * d->p->g.OH * d->p->g.OW * VN_C0;
-        float *scratch = vn_ptr(float, vn_buf_new(core, VN_B1, elems, VN_F32));
-        for (int64_t t = begin; t < end; t++) {
-            vn_set_loop(core, t);
-            gap_tile(core, d, t, rc.buf ? &rc : NULL, scratch);
+            (p->pooled ? pooled_tile : gap_tile)(core, d, t, rc.buf ? &rc : NULL, scratch);
         }
         return;
     }
@@ -631,9 +623,9 @@ static void count_bytes(const vn_conv_plan *p, vn_kernel_counters *c)
     const vn_conv_geom *g = &p->g;
     int64_t x = p->x_plain ? g->N * g->C * g->IH * g->IW : g->N * p->C1 * g->IH * g->IW * VN_C0;
     vn_tensor_desc yd = vn_conv_plan_out_desc(p);
-    int64_t y = vn_desc_numel(&yd);
+    int64_t y = vn_desc_numel(&yd), map = g->N * p->K1 * g->OH * g->OW * VN_C0; /* a residual's */
     c->bytes_in +=
-        x * 4 + vn_conv_packed_elems(g, p->algo) * (p->bf16 ? 2 : 4) + (p->has_res ? y * 4 : 0);
+        x * 4 + vn_conv_packed_elems(g, p->algo) * (p->bf16 ? 2 : 4) + (p->has_res ? map * 4 : 0);
     c->bytes_out += y * 4;
 }
 
@@ -653,12 +645,21 @@ bool vn_conv_gap_fits(const vn_conv_plan *p)
     const vn_conv_geom *g = &p->g;
     int64_t scratch = vn_conv_table_get()->max_ncb * g->OH * g->OW * VN_C0 * 4;
     int64_t gathered = is_pointwise(g) && !is_flat(g) ? p->C1 * FLAT * VN_C0 * 4 : 0;
+    /* half: the other half stays the cache it stands for, for the weights
+     * and input rows the tile streams */
     return scratch + gathered <= vn_conv_arena_room(p, VN_ARENA_L1) / 2;
 }
 
 vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
                            vn_kernel_counters *counters)
 {
+    if (p->gap) { /* the GlobalAveragePool operator's plan over the map */
+        vn_pool_plan pool = {.kind = VN_POOL_AVG, .dtype = VN_F32, .lanes = VN_C0, .global = true};
+        pool.g.in[0] = 1, pool.g.in[1] = p->g.OH, pool.g.in[2] = p->g.OW;
+        pool.planes = p->g.N * p->K1;
+        vn_status st = vn_pool_plan_global(p->where, p->device, &pool);
+        return st == VN_OK ? vn_pool_run_global(p->device, &pool, map, y, counters) : st;
+    }
     vn_pool_plan pool = {.kind = VN_POOL_MAX, .dtype = VN_F32, .g = p->pool};
     pool.planes = p->g.N * p->K1; /* the pool's geometry was made over the conv map */
     return vn_pool_run_direct(p->device, &pool, map, y, counters);
@@ -723,7 +724,8 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         d.kg1 = g->G == 1 ? p->K1 : g->K / g->G / VN_C0;
         d.cg1 = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
         d.pairs = vn_ops_div_up(d.kg1, d.ncb_max);
-        if (d.flat) plan_chunks(&d, vn_device_num_workers(p->device));
+        if (d.flat && !p->gap) /* gap tiles are whole maps: no chunk to cut */
+            plan_chunks(&d, vn_device_num_workers(p->device));
         d.tiles = g->N * g->G * d.pairs * d.rows;
         int64_t w_bytes = d.kg1 * d.cg1 * g->KH * g->KW * VN_C0 * VN_C0 * 4;
         d.rows_outer = g->G == 1 && d.pairs > 1 && w_bytes <= ROWS_OUTER_MAX_W &&

@@ -30,9 +30,9 @@ static vn_status run_kernel(const vn_conv_plan *p, const vn_op_run_ctx *ctx, con
     if (p->algo == VN_CONV_ALGO_WINOGRAD)
         return vn_conv_winograd_run(p, x, wp, bp, res, y, ws_at(ctx->workspace, p->ws_wino),
                                     counters);
-    if (p->pooled && p->ws_pool != (size_t)-1) { /* rows too wide for L1: the map, then pool */
+    if (p->ws_pool != (size_t)-1) { /* pool tiles too large for L1: the map, then pool */
         vn_conv_plan whole = *p;
-        whole.pooled = false;
+        whole.pooled = whole.gap = false;
         float *map = ws_at(ctx->workspace, p->ws_pool);
         vn_kernel_counters step[2] = {{0}};
         vn_status st = vn_conv_nc1hwc0_run(&whole, x, wp, bp, res, map, &step[0]);

@@ -13,6 +13,7 @@
  */
 #include <math.h>
 
+#include "kernel/core_internal.h"
 #include "kernel/pool_c0_kernels.h"
 #include "ops/pool.h"
 
@@ -77,8 +78,11 @@ static void plane_c0(vn_core *c, const global_args *a, const global_block *b, in
     bool max = p->kind == VN_POOL_MAX;
     if (p->dtype == VN_F32 && pix > 0) {
         const float *x = (const float *)a->x.data + plane * pix * L;
-        vn_pool_c0_table_get()->reduce_plane(x, pix, max, max ? 1.0f : (float)(1.0 / pix),
-                                             vn_ptr(float, dst));
+        float *out = vn_ptr(float, dst);
+        vn_pool_c0_table_get()->reduce_plane(x, pix, max, max ? 1.0f : (float)(1.0 / pix), out);
+        vn_shadow_mark(c, out, L * (int64_t)sizeof(float)); /* written outside the tile model */
+        c->counters.bytes_in += pix * L * (int64_t)sizeof(float);
+        c->counters.vector_elem_ops += pix * L;
         return;
     }
     vn_vop op = max ? VN_VOP_MAX : VN_VOP_ADD;

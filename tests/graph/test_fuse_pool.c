@@ -110,31 +110,37 @@ static void test_other_reader(void)
     vn_graph_destroy(gr);
 }
 
-/* x -> conv -> Relu -> conv 1x1 [-> Add(conv output) ] -> Relu -> GlobalAveragePool
- * -> y: the last conv takes the pool (pool_global), O3 equals O0; with the
- * map also a graph output, the pool stays. */
+/* x -> conv -> Relu -> conv 1x1 [-> Add(conv output) ] -> Relu ->
+ * GlobalAveragePool -> y; variant 2 also outputs the pooled map. */
+static vn_graph *global_net(int v)
+{
+    ob g = {0};
+    vt_rng r = {13};
+    int64_t xd[4] = {1, 3, HW, HW}, wd[4] = {24, 20, 1, 1};
+    fz_input(&g, "x", 4, xd);
+    conv(&g, &r, "x", "w1", 20, 3, "c1");
+    fz_node(&g, "Relu", "r1", "c1", NULL, NULL, "r1", NULL);
+    fz_rand_init(&g, &r, "w2", 4, wd, -0.3, 0.3);
+    fz_node(&g, "Conv", "c2", "r1", "w2", NULL, "c2", NULL);
+    const char *last = "c2";
+    if (v == 1) { /* a residual: conv + conv -> Add */
+        conv(&g, &r, "r1", "w3", 24, 20, "c3");
+        fz_node(&g, "Add", "s", "c2", "c3", NULL, "s", NULL);
+        last = "s";
+    }
+    fz_node(&g, "Relu", "r2", last, NULL, NULL, "r2", NULL);
+    fz_node(&g, "GlobalAveragePool", "y", "r2", NULL, NULL, "y", NULL);
+    fz_output(&g, "y");
+    if (v == 2) fz_output(&g, "r2");
+    return fz_load(&g, 17);
+}
+
+/* The last conv takes the pool (pool_global), O3 equals O0; with the map
+ * also a graph output, the pool stays. */
 static void test_global(void)
 {
     for (int v = 0; v < 3; v++) {
-        ob g = {0};
-        vt_rng r = {13};
-        int64_t xd[4] = {1, 3, HW, HW}, wd[4] = {24, 20, 1, 1};
-        fz_input(&g, "x", 4, xd);
-        conv(&g, &r, "x", "w1", 20, 3, "c1");
-        fz_node(&g, "Relu", "r1", "c1", NULL, NULL, "r1", NULL);
-        fz_rand_init(&g, &r, "w2", 4, wd, -0.3, 0.3);
-        fz_node(&g, "Conv", "c2", "r1", "w2", NULL, "c2", NULL);
-        const char *last = "c2";
-        if (v == 1) { /* a residual: conv + conv -> Add */
-            conv(&g, &r, "r1", "w3", 24, 20, "c3");
-            fz_node(&g, "Add", "s", "c2", "c3", NULL, "s", NULL);
-            last = "s";
-        }
-        fz_node(&g, "Relu", "r2", last, NULL, NULL, "r2", NULL);
-        fz_node(&g, "GlobalAveragePool", "y", "r2", NULL, NULL, "y", NULL);
-        fz_output(&g, "y");
-        if (v == 2) fz_output(&g, "r2");
-        vn_graph *gr = fz_load(&g, 17);
+        vn_graph *gr = global_net(v);
         static float x[3 * HW * HW];
         vt_rng rng = {5};
         vt_fill(&rng, x, 3 * HW * HW, -1, 1);
@@ -158,10 +164,35 @@ static void test_global(void)
     }
 }
 
+/* --precision bf16 marks the fused node after fusion: it compiles and runs
+ * (the pooled conv stays f32). */
+static void test_global_bf16(void)
+{
+    vn_graph *gr = global_net(0);
+    static float x[3 * HW * HW];
+    vt_rng rng = {6};
+    vt_fill(&rng, x, 3 * HW * HW, -1, 1);
+    vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
+    const char *outs[] = {"y", NULL};
+    float *got[FZ_MAX_IO] = {NULL};
+    int64_t n[FZ_MAX_IO] = {0};
+    vn_model_stats s;
+    fz_precision = VN_PRECISION_BF16;
+    fz_run(gr, 3, in, 1, outs, got, n, &s);
+    fz_precision = VN_PRECISION_F32;
+    VT_CHECK(fz_changes(&s, "fuse_conv_pool") == 1, "the pool fuses under bf16");
+    bool finite = n[0] == 24;
+    for (int64_t i = 0; finite && i < n[0]; i++) finite = isfinite(got[0][i]);
+    VT_CHECK(finite, "bf16 output: %lld finite values", (long long)n[0]);
+    free(got[0]);
+    vn_graph_destroy(gr);
+}
+
 int main(void)
 {
     VT_RUN(test_stem);
     VT_RUN(test_other_reader);
     VT_RUN(test_global);
+    VT_RUN(test_global_bf16);
     return vt_summary();
 }

@@ -330,8 +330,8 @@ static void test_trans_strided(void)
         d.M = 1;
         d.lda = 0;
         run_case(&d, "gemv trans", true);
-        /* the hint lets a transposed B take the GEMV path when packed; as
-         * stored it takes the tiled one: the same bits either way */
+        /* the hint sends a transposed B down the GEMV path: packed, its
+         * panels; as stored, gemv_trans; the same bits either way */
         d.b_prepacked = true;
         run_case(&d, "gemv trans, pre-packed hint", true);
         d.K = 1300, d.ldb = 0;

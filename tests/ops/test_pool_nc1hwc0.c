@@ -177,6 +177,8 @@ static void test_global(void)
         run_both(ops[o], 1, 3, 5, (int64_t[]){1}, NULL, 5);
         run_both(ops[o], 3, 1, 33, (int64_t[]){3, 4, 5}, NULL, 6);
         run_both(ops[o], 2, 1, 16, (int64_t[]){200, 201}, NULL, 7); /* chunked plane */
+        run_both(ops[o], 1, 2, 21, (int64_t[]){2, 3}, NULL, 8);     /* pixels % 4 == 2, 3 */
+        run_both(ops[o], 1, 2, 21, (int64_t[]){1, 7}, NULL, 9);
     }
 }
 
