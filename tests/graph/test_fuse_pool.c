@@ -34,19 +34,29 @@ static void maxpool(ob *g, const char *x, const char *y, int64_t ceil_mode)
     fz_node(g, "MaxPool", y, x, NULL, NULL, y, &a);
 }
 
-/* O3 has want_pools MaxPools left and the pass reports want_fused; every level equals O0. */
-static void check(vn_graph *gr, const char *const *outs, int want_pools, int want_fused)
+/* The image input "x" [1, 3, HW, HW], random from seed. */
+static vn_named_tensor image(uint64_t seed)
 {
     static float x[3 * HW * HW];
-    vt_rng rng = {3};
+    vt_rng rng = {seed};
     vt_fill(&rng, x, 3 * HW * HW, -1, 1);
-    vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
+    return (vn_named_tensor){"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}};
+}
+
+/* O3 has want_pools `pool` nodes (or their NC1HWC0 twins) left and
+ * fuse_conv_pool reports want_fused changes; every level equals O0. */
+static void check(vn_graph *gr, const char *const *outs, const char *pool, int want_pools,
+                  int want_fused)
+{
+    vn_named_tensor in[1] = {image(3)};
     vn_compile_options o = {.opt_level = 3};
     vn_model *m = NULL;
     VT_OK(vn_model_compile(gr, &o, &m));
     if (m) {
-        int pools = fz_count_ops(m, "MaxPoolNC1HWC0") + fz_count_ops(m, "MaxPool");
-        VT_CHECK(pools == want_pools, "%d MaxPools left at O3, want %d", pools, want_pools);
+        char blocked[64];
+        snprintf(blocked, sizeof blocked, "%sNC1HWC0", pool);
+        int pools = fz_count_ops(m, blocked) + fz_count_ops(m, pool);
+        VT_CHECK(pools == want_pools, "%d %s left at O3, want %d", pools, pool, want_pools);
         vn_model_destroy(m);
     }
     vn_model_stats o2;
@@ -58,13 +68,10 @@ static void check(vn_graph *gr, const char *const *outs, int want_pools, int wan
 /* The O3 model through a .vnm and back: the pooled stem's attributes and
  * its dense plain-input weights (their own blob tag) survive, and every
  * output is byte-identical. */
-static void check_vnm(vn_graph *gr)
+static void check_vnm(vn_graph *gr, const char *name)
 {
-    static float x[3 * HW * HW];
-    vt_rng rng = {4};
-    vt_fill(&rng, x, 3 * HW * HW, -1, 1);
-    vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
-    check_o3_round_trip(gr, in, 1, "fuse_pool");
+    vn_named_tensor in[1] = {image(4)};
+    check_o3_round_trip(gr, in, 1, name);
 }
 
 /* x -> conv (+ Relu / Sigmoid) -> MaxPool -> conv -> MaxPool -> y: the stem's
@@ -86,8 +93,8 @@ static void test_stem(void)
         fz_output(&g, "y");
         vn_graph *gr = fz_load(&g, 17);
         const char *outs[] = {"y", NULL};
-        check(gr, outs, 1, 1);
-        check_vnm(gr);
+        check(gr, outs, "MaxPool", 1, 1);
+        check_vnm(gr, "fuse_pool");
         vn_graph_destroy(gr);
     }
 }
@@ -106,7 +113,7 @@ static void test_other_reader(void)
     fz_output(&g, "r1");
     vn_graph *gr = fz_load(&g, 17);
     const char *outs[] = {"y", "r1", NULL};
-    check(gr, outs, 1, 0);
+    check(gr, outs, "MaxPool", 1, 0);
     vn_graph_destroy(gr);
 }
 
@@ -141,25 +148,9 @@ static void test_global(void)
 {
     for (int v = 0; v < 3; v++) {
         vn_graph *gr = global_net(v);
-        static float x[3 * HW * HW];
-        vt_rng rng = {5};
-        vt_fill(&rng, x, 3 * HW * HW, -1, 1);
-        vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
-        vn_compile_options o = {.opt_level = 3};
-        vn_model *m = NULL;
-        VT_OK(vn_model_compile(gr, &o, &m));
-        if (m) {
-            int pools =
-                fz_count_ops(m, "GlobalAveragePoolNC1HWC0") + fz_count_ops(m, "GlobalAveragePool");
-            VT_CHECK(pools == (v == 2), "variant %d: %d GlobalAveragePools left at O3", v, pools);
-            vn_model_destroy(m);
-        }
         const char *outs[] = {"y", v == 2 ? "r2" : NULL, NULL};
-        vn_model_stats o2;
-        fz_levels(gr, in, 1, outs, &o2);
-        VT_CHECK(fz_changes(&fz_o3, "fuse_conv_pool") == (v != 2),
-                 "variant %d: fuse_conv_pool %d changes", v, fz_changes(&fz_o3, "fuse_conv_pool"));
-        if (v != 2) check_o3_round_trip(gr, in, 1, "fuse_pool_global");
+        check(gr, outs, "GlobalAveragePool", v == 2, v != 2);
+        if (v != 2) check_vnm(gr, "fuse_pool_global");
         vn_graph_destroy(gr);
     }
 }
@@ -169,22 +160,9 @@ static void test_global(void)
 static void test_global_bf16(void)
 {
     vn_graph *gr = global_net(0);
-    static float x[3 * HW * HW];
-    vt_rng rng = {6};
-    vt_fill(&rng, x, 3 * HW * HW, -1, 1);
-    vn_named_tensor in[1] = {{"x", {{VN_F32, 4, {1, 3, HW, HW}}, x}}};
+    vn_named_tensor in[1] = {image(6)};
     const char *outs[] = {"y", NULL};
-    float *got[FZ_MAX_IO] = {NULL};
-    int64_t n[FZ_MAX_IO] = {0};
-    vn_model_stats s;
-    fz_precision = VN_PRECISION_BF16;
-    fz_run(gr, 3, in, 1, outs, got, n, &s);
-    fz_precision = VN_PRECISION_F32;
-    VT_CHECK(fz_changes(&s, "fuse_conv_pool") == 1, "the pool fuses under bf16");
-    bool finite = n[0] == 24;
-    for (int64_t i = 0; finite && i < n[0]; i++) finite = isfinite(got[0][i]);
-    VT_CHECK(finite, "bf16 output: %lld finite values", (long long)n[0]);
-    free(got[0]);
+    fz_check_bf16(gr, in, 1, outs, "fuse_conv_pool", 1, 24);
     vn_graph_destroy(gr);
 }
 

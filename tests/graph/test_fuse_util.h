@@ -152,6 +152,28 @@ static inline void fz_run(vn_graph *gr, int level, const vn_named_tensor *in, in
     vn_model_destroy(m);
 }
 
+/* Compile at O3 with --precision bf16 and run: `pass` made `want` changes,
+ * and the first output has `numel` values, all finite (bf16 results are far
+ * from f32's: this checks that such a model compiles and runs). */
+static inline void fz_check_bf16(vn_graph *gr, const vn_named_tensor *in, int nin,
+                                 const char *const *outs, const char *pass, int want, int64_t numel)
+{
+    float *got[FZ_MAX_IO] = {NULL};
+    int64_t n[FZ_MAX_IO] = {0};
+    vn_model_stats s;
+    memset(&s, 0, sizeof s);
+    fz_precision = VN_PRECISION_BF16;
+    fz_run(gr, 3, in, nin, outs, got, n, &s);
+    fz_precision = VN_PRECISION_F32;
+    VT_CHECK(fz_changes(&s, pass) == want, "%s: %d changes under bf16, want %d", pass,
+             fz_changes(&s, pass), want);
+    bool finite = n[0] == numel;
+    for (int64_t i = 0; finite && i < n[0]; i++) finite = isfinite(got[0][i]);
+    VT_CHECK(finite, "bf16 output: %lld values, want %lld finite", (long long)n[0],
+             (long long)numel);
+    for (int k = 0; outs[k]; k++) free(got[k]);
+}
+
 /* O3's stats from the last fz_levels. */
 static vn_model_stats fz_o3;
 
