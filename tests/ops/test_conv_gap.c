@@ -158,6 +158,15 @@ static void test_refused(void)
                  VN_ERR_INVALID_ARG,
              "pool_global beside MaxPool's attributes is refused");
     VT_CONTAINS(vn_last_error(), "only");
+    /* a depthwise conv (not the direct algorithm) */
+    cc dw = CONV(1, 32, 7, 7, 32, 3, 1, 1, 32);
+    attrs = global_attrs(&ga, &ab, &dw, &conv_epi_cases[1], 1);
+    int64_t dwd[4] = {32, 1, 3, 3};
+    vn_tensor_desc din[3] = {fmap_desc(&dw, 32, 7, 7, true), make_desc(4, dwd), make_desc(1, kd)};
+    VT_CHECK(vn_op_plan_create(NULL, "vinci::FusedConvNC1HWC0", din, 3, &attrs, &plan) ==
+                 VN_ERR_UNSUPPORTED,
+             "pool_global on a depthwise conv is refused");
+    VT_CONTAINS(vn_last_error(), "direct");
 }
 
 int main(void)
