@@ -37,10 +37,12 @@ cmake -S . -B build-asan "${sanitizer_flags[@]}" -DVINCI_SANITIZE=address,undefi
 cmake --build build-asan -j"$jobs"
 (cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j"$jobs" -L unit -E test_machine)
 
-echo "== job 3: thread sanitizer, runtime tests (streams, events, callbacks, allocator)"
+echo "== job 3: thread sanitizer, runtime tests (streams, events, callbacks, allocator, hosted nodes)"
 cmake -S . -B build-tsan "${sanitizer_flags[@]}" -DVINCI_SANITIZE=thread >/dev/null
 cmake --build build-tsan -j"$jobs"
 # Runtime tests do not depend on the ISA path: run each once. The stress test
 # is scaled down under TSan, whose overhead is ~10-50x.
+# test_node_groups: the graph executor's concurrent nodes (hosted launches).
 (cd build-tsan && VINCI_STRESS_TASKS=2000 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    ctest --output-on-failure -j"$jobs" -L runtime -R '\.avx512$' -E test_machine)
+    ctest --output-on-failure -j"$jobs" -L runtime -R '\.avx512$' -E test_machine &&
+    TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R '^test_node_groups\.avx512$')

@@ -5,7 +5,9 @@
  *   inference (pass_manager.c) -> views of constants become constants (O1+,
  *   compile_views.c) -> drop dead nodes -> per node the operator's plan
  *   (tiling, workspace size) in execution order -> static memory plan (which
- *   aliases the other views to their inputs from O1 on).
+ *   aliases the other views to their inputs from O1 on) -> which nodes run at
+ *   once (O3, compile_groups.c; branches were moved next to each other before
+ *   planning).
  *
  * The result is immutable: runs only read it (exec.c).
  */
@@ -81,8 +83,13 @@ static vn_status compile(vn_model *m, int32_t level)
     if (st != VN_OK) return st;
     if (level >= 1) vn_cg_const_views(m); /* views copy nothing: see compile_views.c */
     compact(m);
+    if (level >= 3) /* branches next to each other, to run at once (compile_groups.c) */
+        vn_cg_report(m, "schedule_branches", vn_cg_schedule_branches(m),
+                     "nodes moved next to a branch they may run beside");
     for (int32_t i = 0; i < m->num_nodes && st == VN_OK; i++) st = plan_node(m, i);
     if (st == VN_OK) st = vn_cg_plan_memory(m);
+    if (st == VN_OK)
+        vn_cg_report(m, "node-groups", vn_cg_plan_groups(m), "groups of nodes run at once");
     if (st == VN_OK) vn_cg_release_packed(m); /* weights held once: packed */
     m->stats.workspace_bytes = m->workspace_bytes;
     return st;

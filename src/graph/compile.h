@@ -85,7 +85,12 @@ typedef struct vn_cnode {
                                inputs' (compile_views.c, compile_concat.c) */
     struct vn_cf *cf;       /* If / Loop / Scan: subgraphs and their compiled models (cf.h); the
                                inputs past cf->num_explicit are the outer values they read */
+    int32_t concurrent;     /* at a group's first node: its size (compile_groups.c); else 1 */
+    size_t ws_offset;       /* where its slice of the context's workspace starts */
 } vn_cnode;
+
+/* Most nodes that run at once (compile_groups.c). */
+#define VN_GROUP_MAX 4
 
 /* A graph output the run must copy (it is an input, a constant or another
  * output's value): dst is output `output`, src is value `value`. */
@@ -217,9 +222,29 @@ bool vn_cg_concat_in_place(const vn_model *m, int32_t i, const bool *claimed);
  * how a loaded model recognises the in-place Concats its compiler made. */
 bool vn_cg_concat_shares(const vn_model *m, int32_t i);
 
+/* ---- nodes that run at once (compile_groups.c) ------------------------------------- */
+/* VINCI_CONCURRENT_NODES=1 in the environment (read once): off by default,
+ * as on the 2-CPU host it was measured on every model ran slower with it. */
+bool vn_cg_groups_wanted(void);
+/* Node i may run beside others: a kernel node with no alias, control flow,
+ * dynamic value or model output. */
+bool vn_cg_group_candidate(const vn_model *m, int32_t i);
+/* O3, before planning: moves branches next to each other; returns how many moved. */
+int32_t vn_cg_schedule_branches(vn_model *m);
+/* For the memory plan: the steps node i lives at (its candidate group's first
+ * and last node: a group's members share their lifetimes). */
+void vn_cg_group_span(const vn_model *m, int32_t *first, int32_t *last);
+/* Final model: keeps the groups whose planned memory allows them (sets each
+ * node's concurrent and ws_offset) and sizes the workspace for them; returns
+ * how many groups. */
+int32_t vn_cg_plan_groups(vn_model *m);
+
 /* ---- memory (compile_memory.c) ---------------------------------------------------- */
 /* Assign every value its memory class; arena offsets from the static plan. */
 vn_status vn_cg_plan_memory(vn_model *m);
+/* Records what a compile step did as a pass would ("<count> <what>"; vinci
+ * compile prints the reports); nothing when count is 0. */
+void vn_cg_report(vn_model *m, const char *pass, int32_t count, const char *what);
 
 /* ---- execution (exec.c) ------------------------------------------------------------- */
 /* Run every node with the context's bound pointers (the caller's thread). */

@@ -4,7 +4,8 @@
  * Constants stay where they are; model inputs and outputs are the caller's
  * (or the context's output buffers); every other value a node writes gets an
  * offset in the one activation arena from the static plan (plan_memory.c),
- * with step = the node's position in execution order.
+ * with step = the node's position in execution order (the span of its group
+ * for nodes that run at once, compile_groups.c).
  *
  * In place: an element-wise node's output takes over an input's memory when
  * that input is an arena value read for the last time by this node, with the
@@ -175,10 +176,17 @@ static int32_t number_items(const vn_model *m, placement *p)
     return count;
 }
 
+/* Steps of the plan: node i lives from first[i] to last[i], its group's span
+ * (compile_groups.c; i to i for a node that runs alone). */
+typedef struct steps {
+    int32_t *first, *last;
+} steps;
+
 /* An item lives from the first node that writes any value in it to the last
  * read of any of them (alias nodes run no kernel: they neither write nor
  * read). Its size is its own value's: the one that is no alias or part. */
-static void lifetimes(const vn_model *m, const placement *p, vn_mp_item *items, int32_t n_items)
+static void lifetimes(const vn_model *m, const placement *p, const steps *t, vn_mp_item *items,
+                      int32_t n_items)
 {
     for (int32_t k = 0; k < n_items; k++) items[k] = (vn_mp_item){0, INT32_MAX, -1, -1, 0};
     for (int32_t v = 0; v < m->num_values; v++) {
@@ -186,8 +194,8 @@ static void lifetimes(const vn_model *m, const placement *p, vn_mp_item *items, 
         if (p->item[v] < 0) continue;
         vn_mp_item *it = &items[p->item[v]];
         bool written = !m->nodes[val->producer].alias;
-        if (written && val->producer < it->first) it->first = val->producer;
-        if (written && val->producer > it->last) it->last = val->producer;
+        if (written && t->first[val->producer] < it->first) it->first = t->first[val->producer];
+        if (written && t->last[val->producer] > it->last) it->last = t->last[val->producer];
         if (!p->part[v] && m->nodes[val->producer].alias != VN_ALIAS_VIEW)
             it->size = value_bytes(val);
     }
@@ -195,18 +203,20 @@ static void lifetimes(const vn_model *m, const placement *p, vn_mp_item *items, 
         const vn_cnode *n = &m->nodes[i];
         for (int32_t k = 0; !n->alias && k < n->num_inputs; k++)
             if (n->inputs[k] >= 0 && p->item[n->inputs[k]] >= 0)
-                items[p->item[n->inputs[k]]].last = i;
+                items[p->item[n->inputs[k]]].last = t->last[i];
     }
 }
 
-/* An element-wise node's output takes over the whole item of an input it
- * reads last; neither may be a range of a larger item. */
-static void in_place(const vn_model *m, const placement *p, vn_mp_item *items)
+/* An element-wise node that runs alone takes over the whole item of an
+ * input it reads last with its output; neither may be a range of a larger
+ * item. */
+static void in_place(const vn_model *m, const placement *p, const steps *t, vn_mp_item *items)
 {
     for (int32_t i = 0; i < m->num_nodes; i++) {
         const vn_cnode *n = &m->nodes[i];
         int32_t out = n->outputs[0];
-        if (!elementwise(n) || p->item[out] < 0 || p->part[out]) continue;
+        if (!elementwise(n) || t->first[i] != t->last[i] || p->item[out] < 0 || p->part[out])
+            continue;
         const vn_cvalue *y = &m->values[out];
         for (int32_t k = 0; k < n->num_inputs; k++) {
             int32_t x = n->inputs[k];
@@ -235,8 +245,7 @@ static vn_status output_copies(vn_model *m)
     return VN_OK;
 }
 
-/* Record what the plan aliased as a pass would (vinci compile prints reports). */
-static void report(vn_model *m, const char *pass, int32_t count, const char *what)
+void vn_cg_report(vn_model *m, const char *pass, int32_t count, const char *what)
 {
     if (!count || m->stats.num_reports >= VN_MAX_PASS_REPORTS) return;
     vn_pass_report *r = &m->stats.reports[m->stats.num_reports++];
@@ -249,15 +258,24 @@ static void report(vn_model *m, const char *pass, int32_t count, const char *wha
 static vn_status solve(vn_model *m, placement *p)
 {
     int32_t n = number_items(m, p);
+    size_t nn = (size_t)m->num_nodes + 1;
     vn_mp_item *items = malloc(((size_t)n + 1) * sizeof *items);
-    if (!items) return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "no memory");
-    lifetimes(m, p, items, n);
-    in_place(m, p, items);
-    vn_status st = vn_memplan_solve(items, n, &m->arena_bytes, &m->stats.activation_bytes,
-                                    &m->stats.inplace_count);
+    steps t = {malloc(nn * sizeof *t.first), malloc(nn * sizeof *t.last)};
+    vn_status st = VN_OK;
+    if (!items || !t.first || !t.last) {
+        st = vn_error(VN_ERR_OUT_OF_MEMORY, "vn_model_compile", "no memory");
+    } else {
+        vn_cg_group_span(m, t.first, t.last);
+        lifetimes(m, p, &t, items, n);
+        in_place(m, p, &t, items);
+        st = vn_memplan_solve(items, n, &m->arena_bytes, &m->stats.activation_bytes,
+                              &m->stats.inplace_count);
+    }
     for (int32_t v = 0; st == VN_OK && v < m->num_values; v++)
         if (p->item[v] >= 0) m->values[v].offset = items[p->item[v]].offset + p->sub[v];
     free(items);
+    free(t.first);
+    free(t.last);
     return st;
 }
 
@@ -273,9 +291,9 @@ vn_status vn_cg_plan_memory(vn_model *m)
         classify(m, p.item);
         for (int32_t i = 0; i < m->num_nodes; i++) m->nodes[i].alias = VN_ALIAS_NONE;
         if (m->stats.opt_level >= 1) {
-            report(m, "view-alias", alias_views(m), "views share their input's memory");
-            report(m, "concat-in-place", concats_in_place(m, &p),
-                   "Concats built in place by their inputs' producers");
+            vn_cg_report(m, "view-alias", alias_views(m), "views share their input's memory");
+            vn_cg_report(m, "concat-in-place", concats_in_place(m, &p),
+                         "Concats built in place by their inputs' producers");
         }
         st = solve(m, &p);
     }

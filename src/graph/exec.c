@@ -3,7 +3,8 @@
  *
  * A context owns everything a run writes besides the caller's outputs: the
  * activation arena (offsets from the memory plan), one workspace (nodes run
- * one at a time, so the largest suffices) and a buffer per output for the
+ * one at a time, or a group at once, each member in its own slice: the
+ * largest need suffices) and a buffer per output for the
  * outputs the caller does not ask for. The model is only read, so any number
  * of contexts run one model at once from different threads.
  */
@@ -14,6 +15,7 @@
 
 #include "graph/cf.h"
 #include "graph/exec.h"
+#include "runtime/device_internal.h"
 #include "profile/hook.h"
 
 static void *alloc_zero(size_t bytes)
@@ -44,8 +46,8 @@ static vn_status ctx_alloc(const vn_model *m, vn_model_ctx *c)
     c->ptr = calloc(nv, sizeof *c->ptr);
     c->own_out = calloc(no, sizeof *c->own_out);
     c->out_dst = calloc(no, sizeof *c->out_dst);
-    c->in_t = calloc(nio, sizeof *c->in_t);
-    c->out_t = calloc(nio, sizeof *c->out_t);
+    c->in_t = calloc(nio * VN_GROUP_MAX, sizeof *c->in_t);
+    c->out_t = calloc(nio * VN_GROUP_MAX, sizeof *c->out_t);
     c->dyn_desc = calloc(nv, sizeof *c->dyn_desc);
     c->dyn_buf = calloc(nv, sizeof *c->dyn_buf);
     c->dyn_cap = calloc(nv, sizeof *c->dyn_cap);
@@ -225,6 +227,43 @@ vn_status vn_exec_bind(const vn_model *m, vn_model_ctx *c, const vn_named_tensor
 
 /* ---- running ------------------------------------------------------------------------- */
 
+/* Node i's operator on this run's tensors, with lane `lane` of the tensor
+ * scratch (nodes that run at once use one lane each). Returns the operator's
+ * status, its message in vn_last_error(). */
+static vn_status run_op(const vn_model *m, vn_model_ctx *c, int32_t i, int32_t lane)
+{
+    const vn_cnode *n = &m->nodes[i];
+    size_t nio = (size_t)m->max_io + 1;
+    vn_tensor *in_t = c->in_t + (size_t)lane * nio, *out_t = c->out_t + (size_t)lane * nio;
+    bool any = false; /* empty outputs: nothing to compute (as vn_op_run) */
+    for (int32_t k = 0; k < n->num_inputs; k++) in_t[k] = vn_exec_value(m, c, n->inputs[k]);
+    for (int32_t k = 0; k < n->num_outputs; k++) {
+        int32_t v = n->outputs[k];
+        out_t[k] = (vn_tensor){m->values[v].desc, c->ptr[v]};
+        any |= vn_desc_numel(&m->values[v].desc) > 0;
+    }
+    if (!any) return VN_OK;
+    vn_op_run_ctx rc = {
+        n->def,        m->device, n->plan_data,   in_t,
+        n->num_inputs, out_t,     n->num_outputs, (char *)c->workspace + n->ws_offset,
+        NULL};
+    /* Profiling (src/profile): off, one pointer test; on, time and count the node. */
+    vn_prof_hook *prof = vn_prof_hook_get();
+    vn_kernel_counters kc = {0};
+    int64_t t0 = prof ? (rc.counters = &kc, prof->node_begin(prof, m, i)) : 0;
+    vn_status st = n->def->run(&rc);
+    if (prof) prof->node_end(prof, m, i, t0, &kc);
+    return st;
+}
+
+/* The run's error for node i's operator failing with `why`. */
+static vn_status node_failed(const vn_model *m, int32_t i, vn_status st, const char *why)
+{
+    char label[256];
+    return vn_error(st, "vn_model_run", "%s: %s: %s", m->name,
+                    vn_cg_label(m, i, label, sizeof label), why);
+}
+
 static vn_status run_node(const vn_model *m, vn_model_ctx *c, int32_t i)
 {
     const vn_cnode *n = &m->nodes[i];
@@ -236,29 +275,47 @@ static vn_status run_node(const vn_model *m, vn_model_ctx *c, int32_t i)
         if (prof) prof->node_end(prof, m, i, t0, &kc);
         return st;
     }
-    bool any = false; /* empty outputs: nothing to compute (as vn_op_run) */
-    for (int32_t k = 0; k < n->num_inputs; k++) {
-        c->in_t[k] = vn_exec_value(m, c, n->inputs[k]);
-    }
-    for (int32_t k = 0; k < n->num_outputs; k++) {
-        int32_t v = n->outputs[k];
-        c->out_t[k] = (vn_tensor){m->values[v].desc, c->ptr[v]};
-        any |= vn_desc_numel(&m->values[v].desc) > 0;
-    }
-    if (!any) return VN_OK;
-    vn_op_run_ctx rc = {n->def,   m->device,      n->plan_data, c->in_t, n->num_inputs,
-                        c->out_t, n->num_outputs, c->workspace, NULL};
-    /* Profiling (src/profile): off, one pointer test; on, time and count the node. */
-    vn_prof_hook *prof = vn_prof_hook_get();
-    vn_kernel_counters kc = {0};
-    int64_t t0 = prof ? (rc.counters = &kc, prof->node_begin(prof, m, i)) : 0;
-    vn_status st = n->def->run(&rc);
-    if (prof) prof->node_end(prof, m, i, t0, &kc);
+    vn_status st = run_op(m, c, i, 0);
     if (st == VN_OK) return VN_OK;
-    char label[256], why[700];
+    char why[700];
     snprintf(why, sizeof why, "%s", vn_last_error());
-    return vn_error(st, "vn_model_run", "%s: %s: %s", m->name,
-                    vn_cg_label(m, i, label, sizeof label), why);
+    return node_failed(m, i, st, why);
+}
+
+/* ---- nodes that run at once (compile_groups.c) ---- */
+
+typedef struct group_run {
+    const vn_model *m;
+    vn_model_ctx *c;
+    int32_t first;
+    vn_status st[VN_GROUP_MAX];
+    char why[VN_GROUP_MAX][700]; /* each member's message, from the thread it ran on */
+} group_run;
+
+static void run_member(void *arg, int32_t worker, int32_t member)
+{
+    (void)worker;
+    group_run *g = arg;
+    g->st[member] = run_op(g->m, g->c, g->first + member, member);
+    if (g->st[member] != VN_OK)
+        snprintf(g->why[member], sizeof g->why[member], "%s", vn_last_error());
+}
+
+/* The group of `size` nodes from `first`: at once on the device's threads;
+ * alone, in order, while a profiler times nodes one by one. The error is the
+ * first failing member's, as if they had run in order. */
+static vn_status run_group(const vn_model *m, vn_model_ctx *c, int32_t first, int32_t size)
+{
+    if (vn_prof_hook_get()) {
+        vn_status st = VN_OK;
+        for (int32_t k = first; k < first + size && st == VN_OK; k++) st = run_node(m, c, k);
+        return st;
+    }
+    group_run g = {.m = m, .c = c, .first = first};
+    vn_status st = vn_device_run_hosted(m->device, size, run_member, &g);
+    for (int32_t k = 0; k < size && st == VN_OK; k++)
+        if (g.st[k] != VN_OK) st = node_failed(m, first + k, g.st[k], g.why[k]);
+    return st;
 }
 
 static vn_status copy_dynamic_outputs(const vn_model *m, vn_model_ctx *c);
@@ -272,8 +329,10 @@ vn_status vn_exec_nodes(const vn_model *m, vn_model_ctx *c)
             continue;
         }
         if (n->alias == VN_ALIAS_CONCAT) continue; /* built by its inputs' producers */
-        vn_status st = run_node(m, c, i);
+        int32_t size = n->concurrent > 1 ? n->concurrent : 1;
+        vn_status st = size > 1 ? run_group(m, c, i, size) : run_node(m, c, i);
         if (st != VN_OK) return st;
+        i += size - 1;
     }
     for (int32_t k = 0; k < m->num_copies; k++) {
         const vn_out_copy *cp = &m->copies[k];

@@ -11,11 +11,11 @@
 struct vn_model_ctx {
     const vn_model *model;
     void *arena;             /* model->arena_bytes, 64-byte aligned */
-    void *workspace;         /* model->workspace_bytes: nodes run one after another */
+    void *workspace;         /* model->workspace_bytes: a node's slice at its ws_offset */
     void **ptr;              /* per value: where its bytes are in this run */
     void **own_out;          /* per output: the context's buffer */
     void **out_dst;          /* per output: where this run writes it */
-    vn_tensor *in_t, *out_t; /* scratch for one node's tensors (model->max_io) */
+    vn_tensor *in_t, *out_t; /* a node's tensors: VN_GROUP_MAX lanes of max_io + 1 */
     /* Dynamic values (cf.h): per value, the run-time descriptor and a buffer
      * grown to fit; per node, the control-flow state (its bodies' contexts). */
     vn_tensor_desc *dyn_desc;

@@ -34,6 +34,25 @@ static int32_t tail(const vn_model *m, const conv_match *cm)
     return m->nodes[cm->members[cm->count - 1]].outputs[0];
 }
 
+/* Value v's producer, or -1. */
+static int32_t producer_of(const vn_model *m, int32_t v)
+{
+    return v >= 0 ? m->values[v].producer : -1;
+}
+
+/* Z is the output of another Conv the Add alone reads, on a longer path than
+ * this conv (its input is produced later): that conv takes the Add, and this
+ * one (a ResNet downsample) stays free to run beside the block's first conv
+ * (compile_groups.c), not after its last. */
+static bool deeper_conv_takes(const vn_model *m, const conv_match *cm, int32_t z, int32_t add)
+{
+    int32_t p = producer_of(m, z);
+    if (p < 0 || !vn_fuse_is_op(&m->nodes[p], "Conv") || vn_fuse_sole_reader(m, z) != add)
+        return false;
+    return producer_of(m, m->nodes[p].inputs[0]) >
+           producer_of(m, m->nodes[cm->members[0]].inputs[0]);
+}
+
 static void try_residual(const vn_model *m, conv_match *cm)
 {
     int32_t cur = tail(m, cm), r = vn_fuse_sole_reader(m, cur);
@@ -43,7 +62,7 @@ static void try_residual(const vn_model *m, conv_match *cm)
     int32_t z = n->inputs[0] == cur ? n->inputs[1] : n->inputs[0];
     const vn_tensor_desc *y = &m->values[cur].desc;
     if (z < 0 || !m->values[z].known || !same_desc(&m->values[z].desc, y) ||
-        !same_desc(&m->values[n->outputs[0]].desc, y))
+        !same_desc(&m->values[n->outputs[0]].desc, y) || deeper_conv_takes(m, cm, z, r))
         return;
     cm->residual = z;
     cm->members[cm->count++] = r;

@@ -87,6 +87,7 @@ static vn_status load(vnm_loader *ld, vn_device *device, vn_model **out)
     }
     if (st == VN_OK) st = vn_vnm_read_model(ld);
     double t1 = now_ms();
+    if (st == VN_OK) ld->m->stats.opt_level = ld->options->opt_level; /* replan's groups ask */
     if (st == VN_OK) st = vn_vnm_replan(ld);
     if (st == VN_ERR_OUT_OF_MEMORY && !strstr(vn_last_error(), ld->name))
         vn_error(st, W, "%s: no memory", ld->name);

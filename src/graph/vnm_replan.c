@@ -263,6 +263,7 @@ vn_status vn_vnm_replan(vnm_loader *ld)
     for (int32_t i = 0; i < m->num_nodes && st == VN_OK; i++) st = check_node(ld, i);
     if (st == VN_OK) st = output_copies(ld);
     if (st == VN_OK) st = plan_all(ld);
+    if (st == VN_OK) vn_cg_plan_groups(m); /* checked against the file's memory plan */
     free(ld->produced);
     ld->produced = NULL;
     return st;

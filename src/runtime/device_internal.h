@@ -36,6 +36,16 @@ vn_status vn_stream_submit_ex(vn_stream *stream, const vn_task_desc *task, vn_ta
 vn_status vn_device_run_blocks_ex(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx,
                                   vn_block_stats_fn stats);
 
+/* The graph executor's concurrent nodes: runs fn(ctx, worker, b) for b in
+ * 0 .. num_blocks - 1 at once, each on a thread that then launches its own
+ * kernels (vn_device_run_blocks) as their caller, with its own worker index;
+ * the calling thread takes blocks too and, once none is left, helps with
+ * the others' kernels. fn's worker argument means nothing to it. With one
+ * worker, caller-runs off, no guest slot free or on a worker of the device,
+ * the blocks run one after another on the calling thread. Returns when all
+ * are done; fn reports its own errors. */
+vn_status vn_device_run_hosted(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx);
+
 /* From a task block about to return a failure: the message the stream's error
  * should carry instead of vn_last_error() (the launcher passes the kernel's own
  * message). Copied before the block returns. */

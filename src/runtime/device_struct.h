@@ -62,6 +62,10 @@ struct vn_job {
     /* NULL unless profiled (set before the push, owned by the pusher): each
      * block's run() is then timed into its record (profile.c). */
     vn_job_profile *prof;
+    /* Its blocks are host functions that run blocks on this device themselves
+     * (the graph executor's concurrent nodes, pool.c vn_device_run_hosted):
+     * the thread running one is that launch's caller, as its own worker. */
+    bool hosts;
 };
 
 /* Host threads that may run blocks of their synchronous jobs at once; more
@@ -157,6 +161,16 @@ bool vn_sched_on_worker(const vn_device *d);
  * without the lock and finish is not called. Pushed, the thread that
  * completes the last block runs finish. */
 void vn_sched_caller_run(vn_device *d, vn_job *job, vn_worker *guest, bool pushed);
+/* The worker whose `hosts` block the calling thread is running on `d` (the
+ * caller its launches run as), or NULL. */
+vn_worker *vn_sched_host_worker(const vn_device *d);
+/* vn_device_run_hosted's caller: runs blocks of the pushed `hosts` job as
+ * `guest` until none is left to claim, then blocks of whatever a pool worker
+ * could take (its launches' kernels among them) until done(arg), sleeping on
+ * `cv` when there is nothing to help with. Called and returns with the lock
+ * held. */
+void vn_sched_host_run_locked(vn_device *d, vn_job *job, vn_worker *guest,
+                              bool (*done)(const void *arg), const void *arg, pthread_cond_t *cv);
 
 /* ---- cpus.c ---- */
 /* CPUs this process may use: min(affinity, cgroup v2 / v1 CPU quota rounded up). */

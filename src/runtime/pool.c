@@ -17,7 +17,15 @@
  * the device lock. The finisher touches nothing of the job after unlocking,
  * so the caller may return (and its stack die) as soon as it sees `done`
  * under the lock.
+ *
+ * vn_device_run_hosted (the graph executor's nodes that run at once) is the
+ * same job with `hosts` set: its blocks are whole nodes, taken by the caller
+ * and by pool workers, and each node's launches run with the thread that
+ * runs the node as their caller (a pool worker as itself, the caller in its
+ * guest slot). Once no node is left to take, the caller helps with the
+ * others' kernels, as a pool worker would, until every node is done.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "runtime/stream_internal.h"
@@ -138,6 +146,27 @@ vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_f
     return vn_device_run_blocks_ex(device, num_blocks, fn, ctx, NULL);
 }
 
+/* The worker the caller runs blocks as: its own inside a `hosts` block, else
+ * a guest slot it claims (*claimed), or NULL to let the pool run them. */
+static vn_worker *caller_worker(vn_device *d, bool *claimed)
+{
+    vn_worker *host = vn_sched_host_worker(d);
+    vn_worker *guest = !host && d->caller_runs ? claim_guest(d) : NULL;
+    *claimed = guest != NULL;
+    return host ? host : guest;
+}
+
+static void sync_init(sync_job *s, vn_device *d, int32_t num_blocks, vn_block_fn fn, void *ctx)
+{
+    *s = (sync_job){.device = d, .fn = fn, .ctx = ctx};
+    s->job.priority = VN_PRIORITY_NORMAL;
+    s->job.num_blocks = num_blocks;
+    s->job.run = sync_run;
+    s->job.finish = sync_finish;
+    atomic_init(&s->done, false);
+    pthread_cond_init(&s->cv, NULL);
+}
+
 vn_status vn_device_run_blocks_ex(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx,
                                   vn_block_stats_fn stats)
 {
@@ -147,27 +176,48 @@ vn_status vn_device_run_blocks_ex(vn_device *device, int32_t num_blocks, vn_bloc
     if (num_blocks < 0)
         return vn_error(VN_ERR_INVALID_ARG, "vn_device_run_blocks", "num_blocks %d < 0",
                         (int)num_blocks);
-    if (vn_sched_on_worker(device))
+    if (vn_sched_on_worker(device) && !vn_sched_host_worker(device))
         return vn_error(VN_ERR_STATE, "vn_device_run_blocks",
                         "called from a block running on the same device: it would deadlock");
     if (num_blocks == 0) return VN_OK;
 
-    sync_job s = {.device = device, .fn = fn, .ctx = ctx};
-    s.job.priority = VN_PRIORITY_NORMAL;
-    s.job.num_blocks = num_blocks;
-    s.job.run = sync_run;
-    s.job.finish = sync_finish;
+    sync_job s;
+    sync_init(&s, device, num_blocks, fn, ctx);
     s.job.prof = profile_begin(device, num_blocks, stats, ctx);
-    atomic_init(&s.done, false);
-    vn_worker *guest = device->caller_runs ? claim_guest(device) : NULL;
-    pthread_cond_init(&s.cv, NULL);
+    bool claimed;
+    vn_worker *guest = caller_worker(device, &claimed);
     if (guest) {
         run_with_caller(device, &s, guest);
-        release_guest(device, guest);
+        if (claimed) release_guest(device, guest);
     } else {
         run_on_pool(device, &s);
     }
     pthread_cond_destroy(&s.cv);
     if (s.job.prof) profile_end(device, s.job.prof, num_blocks);
+    return VN_OK;
+}
+
+vn_status vn_device_run_hosted(vn_device *device, int32_t num_blocks, vn_block_fn fn, void *ctx)
+{
+    if (!device || !fn || num_blocks < 0)
+        return vn_error(VN_ERR_INVALID_ARG, "vn_device_run_hosted", "device %p, fn %p, %d blocks",
+                        (void *)device, (void *)(uintptr_t)fn, (int)num_blocks);
+    bool share = !vn_sched_on_worker(device) && device->caller_runs && device->num_workers > 1;
+    vn_worker *guest = share ? claim_guest(device) : NULL;
+    if (!guest) { /* one after another on this thread, each launching as usual */
+        for (int32_t b = 0; b < num_blocks; b++) fn(ctx, 0, b);
+        return VN_OK;
+    }
+    if (num_blocks > 0) {
+        sync_job s;
+        sync_init(&s, device, num_blocks, fn, ctx);
+        s.job.hosts = true;
+        pthread_mutex_lock(&device->lock);
+        vn_sched_push_locked(device, &s.job);
+        vn_sched_host_run_locked(device, &s.job, guest, sync_done, &s, &s.cv);
+        pthread_mutex_unlock(&device->lock);
+        pthread_cond_destroy(&s.cv);
+    }
+    release_guest(device, guest);
     return VN_OK;
 }

@@ -154,18 +154,60 @@ static void spin_for_work(vn_device *d)
     atomic_fetch_sub_explicit(&d->spinners, 1, memory_order_acq_rel);
 }
 
+/* Set while the thread runs a block of a `hosts` job: the worker its
+ * launches run as (vn_sched_host_worker); NULL inside any other block, so a
+ * kernel block that launches still gets the deadlock error. */
+static _Thread_local vn_worker *host_worker;
+
+vn_worker *vn_sched_host_worker(const vn_device *d)
+{
+    return host_worker && host_worker->device == d ? host_worker : NULL;
+}
+
 /* One block, between the profiler's worker hook calls when it is set; a
  * profiled job's block is timed into its record. Every block of every job
- * passes here, so this is where block records are collected. */
+ * passes here, so this is where block records are collected. A `hosts`
+ * block (a whole node) is neither hooked nor profiled: its launches' blocks
+ * are. */
 static void run_block(vn_worker *w, vn_job *job, int32_t block)
 {
-    const vn_worker_hook *hook = vn_worker_hook_get();
+    vn_worker *was = host_worker;
+    host_worker = job->hosts ? w : NULL;
+    const vn_worker_hook *hook = job->hosts ? NULL : vn_worker_hook_get();
     void *state = hook ? hook->block_begin(w->device, w->index) : NULL;
     if (job->prof)
         vn_profile_run_block(job, w->index, block);
     else
         job->run(job, w->index, block);
     if (hook) hook->block_end(state);
+    host_worker = was;
+}
+
+/* Claims the next block of the job at `at` and runs it as worker `w` (a
+ * pool worker, or a host waiting in vn_sched_host_run_locked); called and
+ * returns with the lock held. */
+static void help_block_locked(vn_device *d, vn_worker *w, vn_job **at)
+{
+    vn_job *job = *at;
+    int32_t block = claim_locked(d, at);
+    bool capped = job->worker_cap > 0;
+    if (capped) {
+        atomic_fetch_add_explicit(&job->workers_on, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&d->helpers_on, 1, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&d->lock);
+
+    /* Read before the count goes up: once it does, the last finisher may
+     * free the job. */
+    int32_t num_blocks = job->num_blocks;
+    run_block(w, job, block);
+    if (capped) {
+        atomic_fetch_sub_explicit(&d->helpers_on, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&job->workers_on, 1, memory_order_relaxed);
+    }
+    if (atomic_fetch_add_explicit(&job->blocks_done, 1, memory_order_acq_rel) + 1 == num_blocks)
+        job->finish(job, w->index);
+    pthread_mutex_lock(&d->lock);
 }
 
 void *vn_worker_main(void *arg)
@@ -193,27 +235,8 @@ void *vn_worker_main(void *arg)
             spun = false;
             continue;
         }
-        vn_job *job = *at;
-        int32_t block = claim_locked(d, at);
-        bool capped = job->worker_cap > 0;
-        if (capped) {
-            atomic_fetch_add_explicit(&job->workers_on, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&d->helpers_on, 1, memory_order_relaxed);
-        }
-        pthread_mutex_unlock(&d->lock);
-
-        /* Read before the count goes up: once it does, the last finisher may
-         * free the job. */
-        int32_t num_blocks = job->num_blocks;
-        run_block(w, job, block);
-        if (capped) {
-            atomic_fetch_sub_explicit(&d->helpers_on, 1, memory_order_relaxed);
-            atomic_fetch_sub_explicit(&job->workers_on, 1, memory_order_relaxed);
-        }
-        if (atomic_fetch_add_explicit(&job->blocks_done, 1, memory_order_acq_rel) + 1 == num_blocks)
-            job->finish(job, w->index);
+        help_block_locked(d, w, at);
         spun = false;
-        pthread_mutex_lock(&d->lock);
     }
     pthread_mutex_unlock(&d->lock);
     return NULL;
@@ -253,6 +276,41 @@ void vn_sched_caller_run(vn_device *d, vn_job *job, vn_worker *guest, bool pushe
     else
         run_alone(guest, job);
     atomic_fetch_sub_explicit(&d->callers_running, 1, memory_order_relaxed);
+    restore_fp_mode(d, mxcsr);
+    current_device = was;
+}
+
+typedef struct host_wait {
+    vn_device *d;
+    bool (*done)(const void *arg);
+    const void *arg;
+} host_wait;
+
+static bool done_or_work(const void *arg)
+{
+    const host_wait *h = arg;
+    return h->done(h->arg) || work_ready(h->d);
+}
+
+void vn_sched_host_run_locked(vn_device *d, vn_job *job, vn_worker *guest,
+                              bool (*done)(const void *arg), const void *arg, pthread_cond_t *cv)
+{
+    const vn_device *was = current_device;
+    current_device = d;
+    unsigned mxcsr = set_denormal_mode(d);
+    run_shared_locked(d, job, guest); /* this thread's share of the host blocks */
+    host_wait h = {d, done, arg};
+    while (!done(arg)) { /* then the kernels of the others' launches */
+        vn_job **at = d->ready ? next_for_worker_locked(d) : NULL;
+        if (at) {
+            help_block_locked(d, guest, at);
+            continue;
+        }
+        pthread_mutex_unlock(&d->lock);
+        vn_spin_until(done_or_work, &h, vn_now_ns() + SPIN_NS);
+        pthread_mutex_lock(&d->lock);
+        if (!done(arg) && !(d->ready && next_for_worker_locked(d))) pthread_cond_wait(cv, &d->lock);
+    }
     restore_fp_mode(d, mxcsr);
     current_device = was;
 }

@@ -285,19 +285,22 @@ static void remove_all(const out_dir *o)
     remove(o->csv), remove(o->trace), remove(o->svg), rmdir(o->dir);
 }
 
+typedef vn_profiler *(*profile_fn)(vn_model *m, void *arg); /* takes one profile */
+
 /* Node times cover the run (covers()) unless the host thread is preempted
  * between two nodes (in the executor's part): on a loaded 2-core machine
  * (ctest -j2, CI) one such preemption of tens of us breaks the rule for a
  * profile of these microsecond nodes, so up to three profiles are taken and
  * the first that covers is checked; a profiler that loses time loses it in
  * all three. Each profile's split is printed, so a failure shows where the
- * time went. */
-static vn_profiler *profile_covering(vn_model *m)
+ * time went. The model's tests that check coverage (through check_python)
+ * take their profile here. */
+static vn_profiler *profile_covering(vn_model *m, profile_fn take, void *arg)
 {
     vn_profiler *p = NULL;
     for (int attempt = 0; attempt < 3; attempt++) {
         vn_profiler_destroy(p);
-        p = profile_runs(m, RUNS, NULL);
+        p = take(m, arg);
         double sum = 0, own = vn_profiler_overhead_ms(p), run = vn_profiler_run_ms(p);
         for (int32_t i = 0; p && i < vn_profiler_num_nodes(p); i++)
             sum += vn_profiler_node(p, i)->total_ms;
@@ -308,11 +311,17 @@ static vn_profiler *profile_covering(vn_model *m)
     return p;
 }
 
+static vn_profiler *mlp_runs(vn_model *m, void *arg)
+{
+    (void)arg;
+    return profile_runs(m, RUNS, NULL);
+}
+
 static void test_mlp_profile(void)
 {
     vn_model *m = compile_mlp(1);
     if (!m) return (void)printf("  skipped: models/mlp_tiny.onnx not found\n");
-    vn_profiler *p = profile_covering(m);
+    vn_profiler *p = profile_covering(m, mlp_runs, NULL);
     out_dir o;
     write_all(p, &o);
     check_csv(m, p, o.csv);
@@ -556,6 +565,25 @@ static void test_view_node(void)
  * Sigmoid(a), else Tanh(a), both reading the outer a). The If is timed as
  * one node, its bodies' own nodes are not rows of the profile, and the node
  * times still cover the run (check_profile.py). */
+typedef struct cf_runs_arg {
+    vn_model_ctx *ctx;
+    vn_named_tensor *in;
+    bool *cond;
+} cf_runs_arg;
+
+/* Four profiled runs, the branch alternating. */
+static vn_profiler *cf_runs(vn_model *m, void *arg)
+{
+    cf_runs_arg *a = arg;
+    vn_profiler *p = NULL;
+    VT_OK(vn_profiler_create(m, PEAK_GFLOPS, PEAK_GBS, &p));
+    for (int32_t i = 0; p && i < 4; i++) {
+        *a->cond = i % 2 == 0;
+        VT_OK(vn_profiler_run(p, a->ctx, a->in, 2));
+    }
+    return p;
+}
+
 static void test_control_flow_node(void)
 {
     ob gr = {0}, then_g = {0}, else_g = {0}, attrs = {0};
@@ -577,7 +605,6 @@ static void test_control_flow_node(void)
     vn_graph *g = NULL;
     vn_model *m = compile_graph(&gr, "cf.onnx", &g);
     if (!m) return;
-    vn_profiler *p = NULL;
     vn_model_ctx *ctx = NULL;
     bool cond = true;
     vn_named_tensor in[2] = {{"x", {{VN_F32, 3, {16, 128, 128}}, NULL}},
@@ -585,11 +612,12 @@ static void test_control_flow_node(void)
     in[0].tensor.data = vn_aligned_alloc(16 * 128 * 128 * 4, 64);
     memset(in[0].tensor.data, 0, 16 * 128 * 128 * 4);
     VT_OK(vn_model_ctx_create(m, &ctx));
-    VT_OK(vn_profiler_create(m, PEAK_GFLOPS, PEAK_GBS, &p));
-    for (int32_t i = 0; i < 4; i++) {
-        cond = i % 2 == 0;
-        VT_OK(vn_profiler_run(p, ctx, in, 2));
+    cf_runs_arg arg = {ctx, in, &cond};
+    for (int32_t i = 0; i < 2; i++) { /* warm-up, unprofiled: each branch once */
+        cond = i == 0;
+        VT_OK(vn_model_run(m, ctx, in, 2, NULL, 0));
     }
+    vn_profiler *p = profile_covering(m, cf_runs, &arg);
     for (int32_t i = 0; p && i < vn_profiler_num_nodes(p); i++) {
         const vn_profile_node *n = vn_profiler_node(p, i);
         VT_CHECK(n->calls == 4 && n->total_ms > 0, "%s: %lld calls in 4 runs, %.3f ms", n->name,
