@@ -38,7 +38,7 @@ static inline void vt_report(int ok, const char *file, int line, const char *exp
         int vt_ok_ = !!(cond);                                                                     \
         vt_report(vt_ok_, __FILE__, __LINE__, #cond);                                              \
         if (!vt_ok_ && vt_checks_failed_in_test <= 10) {                                           \
-            fprintf(stderr, "       ");                                                           \
+            fprintf(stderr, "       ");                                                            \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fprintf(stderr, "\n");                                                                 \
         }                                                                                          \
@@ -53,7 +53,7 @@ static inline void vt_report(int ok, const char *file, int line, const char *exp
 
 /* Asserts a string contains a substring. */
 #define VT_CONTAINS(haystack, needle)                                                              \
-    VT_CHECK(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"", (haystack),  \
+    VT_CHECK(strstr((haystack), (needle)) != NULL, "\"%s\" does not contain \"%s\"", (haystack),   \
              (needle))
 
 static inline void vt_run(const char *name, void (*fn)(void))

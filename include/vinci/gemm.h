@@ -101,10 +101,10 @@ typedef struct vn_gemm_args {
     const void *a, *b; /* b: as described, or the plan's packed B when b_packed */
     bool b_packed;
     void *c;
-    const void *c_in;       /* epi.has_c_in */
-    const float *bias;      /* epi.bias_axis */
-    const void *residual;   /* epi.has_residual (f32) */
-    const float *col_scale; /* epi.has_col_scale */
+    const void *c_in;             /* epi.has_c_in */
+    const float *bias;            /* epi.bias_axis */
+    const void *residual;         /* epi.has_residual (f32) */
+    const float *col_scale;       /* epi.has_col_scale */
     vn_kernel_counters *counters; /* out: this run's launch counters; may be NULL */
 } vn_gemm_args;
 

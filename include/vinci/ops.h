@@ -57,7 +57,7 @@ typedef enum vn_attr_type {
     VN_ATTR_INTS,
     VN_ATTR_FLOATS,
     VN_ATTR_STRING,
-    VN_ATTR_TENSOR,  /* e.g. ConstantOfShape's value */
+    VN_ATTR_TENSOR, /* e.g. ConstantOfShape's value */
     VN_ATTR_STRINGS
 } vn_attr_type;
 
@@ -70,8 +70,8 @@ typedef struct vn_attr {
     const float *floats;
     int32_t count; /* elements of ints / floats / strings */
     const char *s;
-    const vn_tensor *t;          /* VN_ATTR_TENSOR */
-    const char *const *strings;  /* VN_ATTR_STRINGS */
+    const vn_tensor *t;         /* VN_ATTR_TENSOR */
+    const char *const *strings; /* VN_ATTR_STRINGS */
 } vn_attr;
 
 typedef struct vn_attrs {
@@ -157,8 +157,8 @@ const vn_op_def *vn_op_at(int32_t index);
  * / any: the operator sees dense row-major tensors and does not care what
  * they mean. (A side table rather than fields of vn_op_def, so existing
  * positional vn_op_def initialisers stay complete.) */
-#define VN_LAYOUT_ANY 0u
-#define VN_LAYOUT_NCHW (1u << 0)    /* [N][C][spatial...] */
+#define VN_LAYOUT_ANY     0u
+#define VN_LAYOUT_NCHW    (1u << 0) /* [N][C][spatial...] */
 #define VN_LAYOUT_NC1HWC0 (1u << 1) /* [N][ceil(C/16)][spatial...][16], zero-padded lanes */
 /* Declare the layouts of an operator (built-in ones are declared already). */
 vn_status vn_op_set_layouts(const vn_op_def *def, uint32_t layouts_in, uint32_t layouts_out);
@@ -244,8 +244,7 @@ typedef struct vn_fused_program {
  * instruction, src1 -1 when unused) and "scalars" (FLOATS, optional); this
  * call encodes the program that way, so scalars are rounded to f32.) */
 vn_status vn_fused_plan_create(vn_device *device, const vn_fused_program *program,
-                               const vn_tensor_desc *inputs, int32_t num_inputs,
-                               vn_op_plan **out);
+                               const vn_tensor_desc *inputs, int32_t num_inputs, vn_op_plan **out);
 
 #ifdef __cplusplus
 }

@@ -107,9 +107,9 @@ vn_status vn_device_run_blocks(vn_device *device, int32_t num_blocks, vn_block_f
 typedef struct vn_stream vn_stream;
 typedef struct vn_event vn_event;
 
-#define VN_PRIORITY_LOW (-1)
+#define VN_PRIORITY_LOW    (-1)
 #define VN_PRIORITY_NORMAL 0
-#define VN_PRIORITY_HIGH 1
+#define VN_PRIORITY_HIGH   1
 
 /* Create a stream; higher `priority` runs first (any int; see the constants). */
 vn_status vn_stream_create(vn_device *device, int32_t priority, vn_stream **out);
@@ -134,13 +134,15 @@ vn_status vn_stream_reset(vn_stream *stream);
 
 /* The stream's first execution error and what it caused. */
 typedef struct vn_stream_error_info {
-    vn_status status;   /* VN_OK when the stream has no error */
-    uint64_t task;      /* number of the failed task (1-based, per stream; 0: stopped by another stream) */
-    int32_t block;      /* failing block, or -1 */
-    char kernel[64];    /* kernel / task name */
-    char message[768];  /* "task N, kernel K, block B: message" */
-    uint64_t skipped;   /* tasks skipped since the error */
-    char last_skipped[256]; /* why the latest one was skipped ("skipped: stream failed at task N: ...") */
+    vn_status status; /* VN_OK when the stream has no error */
+    uint64_t
+        task; /* number of the failed task (1-based, per stream; 0: stopped by another stream) */
+    int32_t block;          /* failing block, or -1 */
+    char kernel[64];        /* kernel / task name */
+    char message[768];      /* "task N, kernel K, block B: message" */
+    uint64_t skipped;       /* tasks skipped since the error */
+    char last_skipped[256]; /* why the latest one was skipped ("skipped: stream failed at task N:
+                               ...") */
 } vn_stream_error_info;
 vn_status vn_stream_get_error(vn_stream *stream, vn_stream_error_info *out);
 
@@ -218,11 +220,11 @@ typedef enum vn_task_kind {
 /* One finished (or skipped) work task. Timestamps: CLOCK_MONOTONIC ns, start
  * of its first block and end of its last block. */
 typedef struct vn_profile_record {
-    uint64_t task;      /* number within its stream */
+    uint64_t task; /* number within its stream */
     uint32_t stream_id;
     int32_t priority;
     vn_task_kind kind;
-    vn_status status;   /* VN_OK, the failure, or the stream's error when skipped */
+    vn_status status; /* VN_OK, the failure, or the stream's error when skipped */
     bool skipped;
     char name[48];
     int32_t num_blocks;

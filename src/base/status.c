@@ -35,9 +35,15 @@ const char *vn_status_name(vn_status status)
     return status_names[status];
 }
 
-const char *vn_last_error(void) { return last_error; }
+const char *vn_last_error(void)
+{
+    return last_error;
+}
 
-void vn_clear_error(void) { last_error[0] = '\0'; }
+void vn_clear_error(void)
+{
+    last_error[0] = '\0';
+}
 
 vn_status vn_error(vn_status status, const char *where, const char *fmt, ...)
 {

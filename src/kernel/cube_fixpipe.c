@@ -8,9 +8,10 @@
  * instructions. The common f32 epilogue (alpha, column bias, residual) is
  * one pass of the ISA's affine_row, written straight into an f32 dst, with
  * the bits of the steps run one pass each (test_fixpipe_row): it had been
- * 5 passes and a copy per row piece, about 6 % of the transformer model. Invariant: a row piece is read from L0C into a row buffer
- * once and written to dst once; partial(i, j) is read before dst(i, j) is
- * written, so partial may be the same matrix as dst.
+ * 5 passes and a copy per row piece, about 6 % of the transformer model.
+ * Invariant: a row piece is read from L0C into a row buffer once and written
+ * to dst once; partial(i, j) is read before dst(i, j) is written, so partial
+ * may be the same matrix as dst.
  */
 #include <math.h>
 #include <string.h>

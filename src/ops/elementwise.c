@@ -200,8 +200,8 @@ static vn_status ew_run(const vn_op_run_ctx *ctx)
 #define VARIADIC(name, dtypes, op) EW(name, 1, VN_FUSED_MAX_INPUTS, dtypes, op, build_fold, dtypes)
 /* Fused for float and i32; the scalar engine for other integers, u64, f64 (and i32 Div). */
 #define INT_ROUTED(kind, name, fused, op) kind##_R(name, fused, op)
-#define UNARY_R(name, fused, op)    EW(name, 1, 1, (fused) | WIDE, op, build_unary, fused)
-#define BINARY_R(name, fused, op)   EW(name, 2, 2, (fused) | WIDE, op, build_fold, fused)
+#define UNARY_R(name, fused, op)          EW(name, 1, 1, (fused) | WIDE, op, build_unary, fused)
+#define BINARY_R(name, fused, op)         EW(name, 2, 2, (fused) | WIDE, op, build_fold, fused)
 #define VARIADIC_R(name, fused, op)                                                                \
     EW(name, 1, VN_FUSED_MAX_INPUTS, (fused) | WIDE, op, build_fold, fused)
 /* Fused for float; the engine's f64 variant for f64. */

@@ -52,12 +52,12 @@ void vn_mm_layout_2d(int64_t M, int64_t N, int64_t K, bool trans_a, bool trans_b
 /* The plan every matrix operator keeps. */
 typedef struct vn_mm_plan {
     vn_mm_layout lay;
-    vn_gemm_desc desc;  /* the GEMM of one launch (epilogue included) */
-    vn_gemm_plan *gemm; /* planned once; NULL when built per run (int8 params) */
-    void *packed_b;     /* the constant B packed, or NULL */
+    vn_gemm_desc desc;    /* the GEMM of one launch (epilogue included) */
+    vn_gemm_plan *gemm;   /* planned once; NULL when built per run (int8 params) */
+    void *packed_b;       /* the constant B packed, or NULL */
     bool packed_borrowed; /* packed_b points into an offline model: not freed */
-    size_t packed_one;  /* bytes of one launch's packed B */
-    int32_t in_bias;    /* input index of the bias, residual, C; -1: none */
+    size_t packed_one;    /* bytes of one launch's packed B */
+    int32_t in_bias;      /* input index of the bias, residual, C; -1: none */
     int32_t in_residual;
     int32_t in_c;
     vn_op_plan *post_add; /* residual added after the activation (FusedMatMul) */

@@ -119,8 +119,7 @@ static vn_status cumsum_run(const vn_op_run_ctx *ctx)
 /* computed in double / int64 through the cast.h loads */
 #define DTYPES (VN_DTYPES_FLOAT | VN_DTYPES_F64 | VN_DTYPES_INT)
 
-const vn_op_def vn_misc_cumsum_def = {
-    "CumSum",       "",   2,         2, 1, DTYPES, cumsum_infer,
-    cumsum_plan_fn, free, cumsum_run};
-const vn_op_def vn_misc_cumprod_def = {"CumProd",      "",   2,         2, 1, DTYPES,
-                                       cumsum_infer,   cumsum_plan_fn, free, cumsum_run};
+const vn_op_def vn_misc_cumsum_def = {"CumSum",       "",   2,         2, 1, DTYPES, cumsum_infer,
+                                      cumsum_plan_fn, free, cumsum_run};
+const vn_op_def vn_misc_cumprod_def = {"CumProd",      "",   2,         2, 1, DTYPES, cumsum_infer,
+                                       cumsum_plan_fn, free, cumsum_run};

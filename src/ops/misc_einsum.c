@@ -258,5 +258,4 @@ static vn_status einsum_run(const vn_op_run_ctx *ctx)
 #define DTYPES (VN_DTYPES_FLOAT | VN_DTYPES_F64 | VN_DTYPES_INT)
 
 const vn_op_def vn_misc_einsum_def = {
-    "Einsum",       "",   1,         MAX_IN, 1, DTYPES, einsum_infer,
-    einsum_plan_fn, free, einsum_run};
+    "Einsum", "", 1, MAX_IN, 1, DTYPES, einsum_infer, einsum_plan_fn, free, einsum_run};

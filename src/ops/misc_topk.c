@@ -151,5 +151,5 @@ static vn_status topk_run(const vn_op_run_ctx *ctx)
 /* compared in double (i64 beyond 2^53 inexactly; u64 refused) */
 #define DTYPES (VN_DTYPES_FLOAT | VN_DTYPES_F64 | VN_DTYPES_INT)
 
-const vn_op_def vn_misc_topk_def = {
-    "TopK", "", 1, 2, 2, DTYPES, topk_infer, topk_plan_fn, free, topk_run};
+const vn_op_def vn_misc_topk_def = {"TopK",     "",           1,    2,       2, DTYPES,
+                                    topk_infer, topk_plan_fn, free, topk_run};

@@ -13,6 +13,8 @@
 
 #include "ops/ops_internal.h"
 
+/* one table per line (the formatter would pack them into columns) */
+// clang-format off
 static const vn_op_table_fn builtin_tables[] = {
     vn_ops_elementwise_table,
     vn_ops_fused_table,
@@ -42,6 +44,7 @@ static const vn_op_table_fn builtin_tables[] = {
     vn_ops_signal_table,
     vn_ops_quant_table,
 };
+// clang-format on
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

@@ -63,8 +63,8 @@ static void test_whole(void)
                 double want = kind == 0 ? 0 : (kind == 1 ? -INFINITY : INFINITY), abs_sum = 0;
                 for (int64_t i = 0; i < n; i++) {
                     vt_put(d, src, i,
-                             d == VN_I32 ? (double)(int64_t)(vt_next(&rng) % 2001) - 1000
-                                         : vt_uniform(&rng, -1, 2));
+                           d == VN_I32 ? (double)(int64_t)(vt_next(&rng) % 2001) - 1000
+                                       : vt_uniform(&rng, -1, 2));
                     double x = vt_get(d, src, i);
                     want = combine((vn_reduce)kind, want, x);
                     abs_sum += fabs(x);
@@ -108,8 +108,8 @@ static void test_per_block_and_repeat(void)
                 int64_t cnt = 8192 / (int64_t)size;
                 for (int64_t i = 0; i < cnt; i++)
                     vt_put(d, src, i,
-                             d == VN_I32 ? (double)(int64_t)(vt_next(&rng) % 200) - 100
-                                         : vt_uniform(&rng, -4, 4));
+                           d == VN_I32 ? (double)(int64_t)(vt_next(&rng) % 200) - 100
+                                       : vt_uniform(&rng, -4, 4));
                 memset(dst, 0, sizeof dst);
                 vn_mask m = {{vt_next(&rng), vt_next(&rng)}};
                 if (trial == 0) m = vn_mask_first(lanes);

@@ -78,10 +78,9 @@ static void expect(const rep_case *k, const uint8_t *a, const uint8_t *b, uint8_
         for (int32_t lane = 0; lane < lanes; lane++) {
             if (!((k->mask.bits[lane / 64] >> (lane % 64)) & 1)) continue;
             int64_t od = off_of(r, lane, k->p.dst_blk, k->p.dst_rep, size);
-            double x =
-                vt_get(k->dtype, a + off_of(r, lane, k->p.src0_blk, k->p.src0_rep, size), 0);
+            double x = vt_get(k->dtype, a + off_of(r, lane, k->p.src0_blk, k->p.src0_rep, size), 0);
             double y = binary ? vt_get(k->dtype,
-                                        b + off_of(r, lane, k->p.src1_blk, k->p.src1_rep, size), 0)
+                                       b + off_of(r, lane, k->p.src1_blk, k->p.src1_rep, size), 0)
                               : s;
             double v = k->dtype == VN_I32 ? ref_i32(k->op, (int32_t)x, (int32_t)y) : o->ref(x, y);
             vt_put(k->dtype, want + od, 0, v);
@@ -126,7 +125,7 @@ static void run_rep(const rep_case *k, vt_rng *rng, int checked)
         } else {
             vt_put(k->dtype, a, i, vt_uniform(rng, o->lo, o->hi));
             vt_put(k->dtype, b, i,
-                     vt_uniform(rng, o->blo, o->bhi) + (o->op == VN_VOP_DIV ? 200 : 0));
+                   vt_uniform(rng, o->blo, o->bhi) + (o->op == VN_VOP_DIV ? 200 : 0));
         }
     }
     fill_sentinel(dst, size);

@@ -6,7 +6,7 @@
  */
 #include "test_shape_ops_harness.h"
 
-static const vn_dtype dts[] = {VN_F32, VN_F16, VN_BF16, VN_I8,  VN_U8,  VN_I32, VN_I64,
+static const vn_dtype dts[] = {VN_F32,  VN_F16, VN_BF16, VN_I8,  VN_U8,  VN_I32, VN_I64,
                                VN_BOOL, VN_F64, VN_I16,  VN_U16, VN_U32, VN_U64};
 static const int64_t onnx_of[] = {1, 10, 16, 3, 2, 6, 7, 9, 11, 5, 4, 12, 13};
 #define NDT ((int32_t)(sizeof dts / sizeof dts[0]))

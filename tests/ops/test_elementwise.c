@@ -19,9 +19,6 @@
 
 /* ---- typed buffers ------------------------------------------------------------------ */
 
-
-
-
 /* A tensor of random values in [lo, hi) (integers for i32). */
 static vn_tensor make(vt_rng *r, vn_tensor_desc d, double lo, double hi)
 {
@@ -303,7 +300,8 @@ static void test_empty_tensors(void)
 {
     vt_rng r = {5};
     int64_t d0[2] = {0, 4}, d1[1] = {4};
-    vn_tensor in[2] = {make(&r, vt_desc(VN_F32, 2, d0), 0, 1), make(&r, vt_desc(VN_F32, 1, d1), 0, 1)};
+    vn_tensor in[2] = {make(&r, vt_desc(VN_F32, 2, d0), 0, 1),
+                       make(&r, vt_desc(VN_F32, 1, d1), 0, 1)};
     vn_op_plan *plan = NULL;
     VT_OK(
         vn_op_plan_create(NULL, "Add", (vn_tensor_desc[]){in[0].desc, in[1].desc}, 2, NULL, &plan));
@@ -313,7 +311,8 @@ static void test_empty_tensors(void)
     VT_OK(vn_op_run(plan, in, 2, &out, 1, NULL));
     vn_op_plan_destroy(plan);
     /* [1,0] with [3,1] -> [3,0] */
-    vn_tensor_desc e[2] = {vt_desc(VN_F32, 2, (int64_t[]){1, 0}), vt_desc(VN_F32, 2, (int64_t[]){3, 1})};
+    vn_tensor_desc e[2] = {vt_desc(VN_F32, 2, (int64_t[]){1, 0}),
+                           vt_desc(VN_F32, 2, (int64_t[]){3, 1})};
     VT_OK(vn_op_plan_create(NULL, "Mul", e, 2, NULL, &plan));
     o = vn_op_plan_output(plan, 0);
     VT_CHECK(o->dims[0] == 3 && o->dims[1] == 0, "output [3,0]");
@@ -360,7 +359,8 @@ static void test_in_place(void)
 {
     vt_rng r = {21};
     int64_t da[2] = {300, 1000}, db[1] = {1000};
-    vn_tensor in[2] = {make(&r, vt_desc(VN_F32, 2, da), -2, 2), make(&r, vt_desc(VN_F32, 1, db), -2, 2)};
+    vn_tensor in[2] = {make(&r, vt_desc(VN_F32, 2, da), -2, 2),
+                       make(&r, vt_desc(VN_F32, 1, db), -2, 2)};
     float *copy = malloc(300 * 1000 * sizeof *copy);
     memcpy(copy, in[0].data, 300 * 1000 * sizeof *copy);
     vn_op_plan *plan = NULL;
@@ -433,7 +433,7 @@ static void test_integer_routing(void)
         const char *op;
         vn_dtype dt;
     } routes[] = {{"Add", VN_I64}, {"Sub", VN_I64}, {"Mul", VN_I64}, {"Div", VN_I64},
-                 {"Max", VN_I64}, {"Div", VN_I32}, {"Add", VN_I8},  {"Min", VN_U8}};
+                  {"Max", VN_I64}, {"Div", VN_I32}, {"Add", VN_I8},  {"Min", VN_U8}};
     int64_t dims[2] = {3, 5}, row[1] = {5};
     for (size_t c = 0; c < sizeof routes / sizeof routes[0]; c++) {
         vn_dtype dt = routes[c].dt;

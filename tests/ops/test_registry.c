@@ -12,7 +12,6 @@
 #include "vt.h"
 #include "vt_tensor.h"
 
-
 /* ---- first use from several threads ------------------------------------------------ */
 
 static void *count_ops(void *p)
@@ -202,8 +201,10 @@ static void test_plan_errors(void)
 
 static void test_run_errors(void)
 {
-    vn_tensor_desc a34 = vt_desc(VN_F32, 2, (int64_t[]){3, 4}), a4 = vt_desc(VN_F32, 1, (int64_t[]){4});
-    vn_tensor_desc a24 = vt_desc(VN_F32, 2, (int64_t[]){2, 4}), h4 = vt_desc(VN_F16, 1, (int64_t[]){4});
+    vn_tensor_desc a34 = vt_desc(VN_F32, 2, (int64_t[]){3, 4}),
+                   a4 = vt_desc(VN_F32, 1, (int64_t[]){4});
+    vn_tensor_desc a24 = vt_desc(VN_F32, 2, (int64_t[]){2, 4}),
+                   h4 = vt_desc(VN_F16, 1, (int64_t[]){4});
     vn_op_plan *plan = NULL;
     VT_OK(vn_op_plan_create(NULL, "Add", (vn_tensor_desc[]){a34, a4}, 2, NULL, &plan));
     VT_CHECK(vn_op_plan_num_outputs(plan) == 1 && vn_op_plan_workspace(plan) == 0, "signature");
