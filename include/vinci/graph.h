@@ -171,7 +171,7 @@ typedef struct vn_model_stats {
     size_t arena_bytes;      /* the memory plan's peak: one activation arena per context */
     size_t activation_bytes; /* the sum of every activation (64-byte rounded), for comparison */
     size_t inplace_count;    /* activations that reuse their input's memory */
-    size_t workspace_bytes;  /* the largest operator workspace (one per context) */
+    size_t workspace_bytes;  /* one per context: the largest operator (or node group) needs */
     size_t constant_bytes;   /* initializers and folded constants */
 } vn_model_stats;
 

@@ -170,6 +170,7 @@ static bool pull_branch(vn_model *m, int32_t i, int32_t end)
 int32_t vn_cg_schedule_branches(vn_model *m)
 {
     int32_t moved = 0;
+    if (!vn_cg_groups_wanted()) return 0; /* order unchanged: nothing will run at once */
     for (int32_t i = 0; i < m->num_nodes;) {
         int32_t size = group_size(m, i, false);
         if (size == 1 && vn_cg_group_candidate(m, i) && pull_branch(m, i, i + 1)) {
