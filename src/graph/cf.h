@@ -143,7 +143,6 @@ vn_status vn_cf_buf_put(vn_cf_buf *b, const vn_tensor *src);
 /* Make b hold at least `bytes` (contents kept). */
 vn_status vn_cf_buf_reserve(vn_cf_buf *b, size_t bytes);
 void vn_cf_buf_free(vn_cf_buf *b);
-size_t vn_cf_bytes(const vn_tensor_desc *d);
 
 /* d without dimension `axis` / with a dimension of n inserted at `axis`. */
 vn_tensor_desc vn_cf_drop_dim(const vn_tensor_desc *d, int64_t axis);

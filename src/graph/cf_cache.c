@@ -40,12 +40,12 @@ static void *key_values(const vn_cf_body *cb, const vn_tensor *in, const bool *f
 {
     *n = 0;
     for (int32_t k = 0; k < count; k++)
-        if (special(cb, in, fixed, k)) *n += vn_cf_bytes(&in[k].desc);
+        if (special(cb, in, fixed, k)) *n += vn_cg_desc_bytes(&in[k].desc);
     char *v = malloc(*n + 1), *p = v;
     for (int32_t k = 0; v && k < count; k++)
         if (special(cb, in, fixed, k)) {
-            memcpy(p, in[k].data, vn_cf_bytes(&in[k].desc));
-            p += vn_cf_bytes(&in[k].desc);
+            memcpy(p, in[k].data, vn_cg_desc_bytes(&in[k].desc));
+            p += vn_cg_desc_bytes(&in[k].desc);
         }
     return v;
 }

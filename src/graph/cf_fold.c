@@ -57,7 +57,7 @@ static bool small(const vn_model *m, const vn_cnode *n)
     size_t bytes = 0;
     for (int32_t k = 0; k < n->num_outputs; k++) {
         const vn_cvalue *v = &m->values[n->outputs[k]];
-        if (!v->dynamic) bytes += vn_cf_bytes(&v->desc);
+        if (!v->dynamic) bytes += vn_cg_desc_bytes(&v->desc);
     }
     return bytes <= VN_CF_FOLD_MAX_BYTES;
 }

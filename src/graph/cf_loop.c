@@ -45,7 +45,7 @@ static vn_status stack(loop *l, int32_t k, const vn_tensor *r)
                         vn_cf_label(l->m, l->node, label, sizeof label), (int)k,
                         vn_desc_format(&r->desc, a, sizeof a), (long long)l->trips,
                         vn_desc_format(&s->t.desc, b, sizeof b));
-    size_t elem = vn_cf_bytes(&r->desc);
+    size_t elem = vn_cg_desc_bytes(&r->desc);
     vn_status st = vn_cf_buf_reserve(s, elem * (size_t)(l->trips + 1));
     if (st != VN_OK) return st;
     s->t.desc = whole;

@@ -152,12 +152,6 @@ vn_status vn_cf_scalar(const vn_model *m, int32_t node, const char *what, const 
     return VN_OK;
 }
 
-size_t vn_cf_bytes(const vn_tensor_desc *d)
-{
-    int64_t numel = vn_desc_numel(d);
-    return numel > 0 ? (size_t)numel * vn_dtype_size(d->dtype) : 0;
-}
-
 vn_status vn_cf_buf_reserve(vn_cf_buf *b, size_t bytes)
 {
     if (bytes <= b->cap && b->t.data) return VN_OK;
@@ -173,7 +167,7 @@ vn_status vn_cf_buf_reserve(vn_cf_buf *b, size_t bytes)
 
 vn_status vn_cf_buf_put(vn_cf_buf *b, const vn_tensor *src)
 {
-    size_t bytes = vn_cf_bytes(&src->desc);
+    size_t bytes = vn_cg_desc_bytes(&src->desc);
     vn_status st = vn_cf_buf_reserve(b, bytes);
     if (st != VN_OK) return st;
     b->t.desc = src->desc;

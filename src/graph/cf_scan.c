@@ -90,7 +90,7 @@ static vn_status step(scan *s, int64_t t, int64_t T, const vn_tensor *in, vn_ten
         vn_tensor r = vn_exec_result(sub, sctx, s->N + k);
         int64_t axis = s->cf->out_axes[k], at = s->cf->out_dirs[k] ? T - 1 - t : t;
         vn_tensor_desc e = vn_cf_drop_dim(&out[s->N + k].desc, axis);
-        if (vn_cf_bytes(&r.desc) != vn_cf_bytes(&e) || r.desc.dtype != e.dtype) {
+        if (vn_cg_desc_bytes(&r.desc) != vn_cg_desc_bytes(&e) || r.desc.dtype != e.dtype) {
             char label[400];
             return vn_error(VN_ERR_SHAPE, W, "%s: scan output %d changes shape at step %lld",
                             vn_cf_label(s->m, s->node, label, sizeof label), (int)k, (long long)t);
@@ -113,13 +113,13 @@ static vn_status run_scan(scan *s, const vn_tensor *in, vn_tensor *out)
     for (int32_t j = 0; j < s->N && st == VN_OK; j++) st = vn_cf_buf_put(&s->cur[j], &in[j]);
     for (int32_t j = 0; j < s->M && st == VN_OK; j++) {
         vn_tensor_desc e = vn_cf_drop_dim(&in[s->N + j].desc, s->cf->in_axes[j]);
-        st = vn_cf_buf_reserve(&s->slice[j], vn_cf_bytes(&e));
+        st = vn_cf_buf_reserve(&s->slice[j], vn_cg_desc_bytes(&e));
         s->slice[j].t.desc = e;
     }
     for (int64_t t = 0; t < T && st == VN_OK; t++) st = step(s, t, T, in, out);
     for (int32_t j = 0; j < s->N && st == VN_OK; j++)
-        if (vn_cf_bytes(&out[j].desc))
-            memcpy(out[j].data, s->cur[j].t.data, vn_cf_bytes(&out[j].desc));
+        if (vn_cg_desc_bytes(&out[j].desc))
+            memcpy(out[j].data, s->cur[j].t.data, vn_cg_desc_bytes(&out[j].desc));
     return st;
 }
 
@@ -128,7 +128,7 @@ static void batch_entry(const vn_tensor *whole, int32_t n, int64_t b, vn_tensor 
 {
     for (int32_t i = 0; i < n; i++) {
         part[i].desc = vn_cf_drop_dim(&whole[i].desc, 0);
-        part[i].data = (char *)whole[i].data + (size_t)b * vn_cf_bytes(&part[i].desc);
+        part[i].data = (char *)whole[i].data + (size_t)b * vn_cg_desc_bytes(&part[i].desc);
     }
 }
 

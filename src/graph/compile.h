@@ -89,6 +89,14 @@ typedef struct vn_cnode {
     size_t ws_offset;       /* where its slice of the context's workspace starts */
 } vn_cnode;
 
+/* Bytes of a tensor with descriptor d (0 when it has no elements or an
+ * unknown dim): what every value, buffer and copy of a run is sized by. */
+static inline size_t vn_cg_desc_bytes(const vn_tensor_desc *d)
+{
+    int64_t numel = vn_desc_numel(d);
+    return numel > 0 ? (size_t)numel * vn_dtype_size(d->dtype) : 0;
+}
+
 /* Most nodes that run at once (compile_groups.c). */
 #define VN_GROUP_MAX 4
 

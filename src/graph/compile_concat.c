@@ -22,12 +22,6 @@
 #include "graph/pass_fuse.h"
 #include "graph/plan_memory.h"
 
-static size_t value_bytes(const vn_cvalue *v)
-{
-    int64_t numel = vn_desc_numel(&v->desc);
-    return numel > 0 ? (size_t)numel * vn_dtype_size(v->desc.dtype) : 0;
-}
-
 /* Concat with every dimension before its axis of extent 1. */
 static bool concat_is_contiguous(const vn_model *m, const vn_cnode *n)
 {
@@ -53,9 +47,9 @@ bool vn_cg_concat_in_place(const vn_model *m, int32_t i, const bool *claimed)
         if (v < 0 || claimed[v]) return false;
         const vn_cvalue *x = &m->values[v];
         if (x->mem != VN_MEM_ARENA || x->producer < 0 || m->nodes[x->producer].alias ||
-            m->nodes[x->producer].cf || !value_bytes(x))
+            m->nodes[x->producer].cf || !vn_cg_desc_bytes(&x->desc))
             return false;
-        if (k + 1 < n->num_inputs && value_bytes(x) % VN_MEMPLAN_ALIGN) return false;
+        if (k + 1 < n->num_inputs && vn_cg_desc_bytes(&x->desc) % VN_MEMPLAN_ALIGN) return false;
         for (int32_t j = 0; j < k; j++)
             if (n->inputs[j] == v) return false;
     }
@@ -71,7 +65,7 @@ bool vn_cg_concat_shares(const vn_model *m, int32_t i)
     for (int32_t k = 0; k < n->num_inputs; k++) {
         const vn_cvalue *x = n->inputs[k] >= 0 ? &m->values[n->inputs[k]] : NULL;
         if (y->mem != VN_MEM_ARENA || !x || x->mem != VN_MEM_ARENA || x->offset != at) return false;
-        at += value_bytes(x);
+        at += vn_cg_desc_bytes(&x->desc);
     }
-    return at == y->offset + value_bytes(y);
+    return at == y->offset + vn_cg_desc_bytes(&y->desc);
 }

@@ -81,19 +81,13 @@ static bool reads_none_of(const vn_model *m, int32_t j, int32_t first, int32_t l
 
 /* ---- planned memory ---- */
 
-static size_t bytes_of(const vn_cvalue *v)
-{
-    int64_t numel = vn_desc_numel(&v->desc);
-    return numel > 0 ? (size_t)numel * vn_dtype_size(v->desc.dtype) : 0;
-}
-
 /* Value v's arena range meets value w's. */
 static bool arena_overlap(const vn_model *m, int32_t v, int32_t w)
 {
     if (v < 0 || w < 0) return false;
     const vn_cvalue *a = &m->values[v], *b = &m->values[w];
     if (a->mem != VN_MEM_ARENA || b->mem != VN_MEM_ARENA) return false;
-    size_t na = bytes_of(a), nb = bytes_of(b);
+    size_t na = vn_cg_desc_bytes(&a->desc), nb = vn_cg_desc_bytes(&b->desc);
     return na && nb && a->offset < b->offset + nb && b->offset < a->offset + na;
 }
 

@@ -52,12 +52,6 @@ static bool same_desc(const vn_tensor_desc *a, const vn_tensor_desc *b)
     return true;
 }
 
-static size_t value_bytes(const vn_cvalue *v)
-{
-    int64_t numel = vn_desc_numel(&v->desc);
-    return numel > 0 ? (size_t)numel * vn_dtype_size(v->desc.dtype) : 0;
-}
-
 /* Values a run reads: node inputs and model outputs (marked with item[v] = 0). */
 static void mark_read(const vn_model *m, int32_t *item)
 {
@@ -111,7 +105,7 @@ static int32_t alias_views(vn_model *m)
         const vn_cvalue *x = &m->values[n->inputs[0]];
         vn_cvalue *y = &m->values[n->outputs[0]];
         if (y->mem != VN_MEM_ARENA || (x->mem != VN_MEM_ARENA && x->mem != VN_MEM_INPUT) ||
-            value_bytes(x) != value_bytes(y))
+            vn_cg_desc_bytes(&x->desc) != vn_cg_desc_bytes(&y->desc))
             continue;
         n->alias = VN_ALIAS_VIEW;
         y->mem = x->mem;
@@ -143,7 +137,7 @@ static int32_t concats_in_place(vn_model *m, placement *p)
         for (int32_t k = 0; k < n->num_inputs; k++) {
             p->part[n->inputs[k]] = true;
             p->sub[n->inputs[k]] = at;
-            at += value_bytes(&m->values[n->inputs[k]]);
+            at += vn_cg_desc_bytes(&m->values[n->inputs[k]].desc);
         }
         count++;
     }
@@ -197,7 +191,7 @@ static void lifetimes(const vn_model *m, const placement *p, const steps *t, vn_
         if (written && t->first[val->producer] < it->first) it->first = t->first[val->producer];
         if (written && t->last[val->producer] > it->last) it->last = t->last[val->producer];
         if (!p->part[v] && m->nodes[val->producer].alias != VN_ALIAS_VIEW)
-            it->size = value_bytes(val);
+            it->size = vn_cg_desc_bytes(&val->desc);
     }
     for (int32_t i = 0; i < m->num_nodes; i++) {
         const vn_cnode *n = &m->nodes[i];
@@ -222,7 +216,7 @@ static void in_place(const vn_model *m, const placement *p, const steps *t, vn_m
             int32_t x = n->inputs[k];
             if (x < 0 || p->item[x] < 0 || items[p->item[x]].last != i) continue;
             if (!same_desc(&m->values[x].desc, &y->desc) ||
-                value_bytes(&m->values[x]) != items[p->item[x]].size)
+                vn_cg_desc_bytes(&m->values[x].desc) != items[p->item[x]].size)
                 continue;
             items[p->item[out]].share = p->item[x];
             break;

@@ -24,12 +24,6 @@ bool vn_cg_is_view(const vn_cnode *n)
     return false;
 }
 
-static size_t desc_bytes(const vn_tensor_desc *d)
-{
-    int64_t numel = vn_desc_numel(d);
-    return numel > 0 ? (size_t)numel * vn_dtype_size(d->dtype) : 0;
-}
-
 void vn_cg_const_views(vn_model *m)
 {
     for (int32_t i = 0; i < m->num_nodes; i++) {
@@ -37,7 +31,7 @@ void vn_cg_const_views(vn_model *m)
         if (n->dead || !vn_cg_is_view(n)) continue;
         vn_cvalue *x = &m->values[n->inputs[0]], *y = &m->values[n->outputs[0]];
         if (x->kind != VN_CV_CONST || x->packed_only || !y->known ||
-            x->nbytes != desc_bytes(&y->desc))
+            x->nbytes != vn_cg_desc_bytes(&y->desc))
             continue;
         /* y's bytes are x's: the model must never give x's pages back
          * (compile_release.c), whatever reads x packed. */

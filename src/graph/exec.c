@@ -25,16 +25,10 @@ static void *alloc_zero(size_t bytes)
     return p;
 }
 
-static size_t desc_bytes(const vn_tensor_desc *d)
-{
-    int64_t numel = vn_desc_numel(d);
-    return numel > 0 ? (size_t)numel * vn_dtype_size(d->dtype) : 0;
-}
-
 /* Bytes the context holds for a value: none for a dynamic one (sized per run). */
 static size_t value_bytes(const vn_cvalue *v)
 {
-    return v->dynamic ? 0 : desc_bytes(&v->desc);
+    return v->dynamic ? 0 : vn_cg_desc_bytes(&v->desc);
 }
 
 static vn_status ctx_alloc(const vn_model *m, vn_model_ctx *c)
@@ -148,7 +142,7 @@ static vn_status check_tensor(const vn_model *m, const char *where, const char *
         return vn_error(VN_ERR_SHAPE, where, "%s: %s '%s' is %s; the model was compiled for %s",
                         m->name, what, t->name, vn_desc_format(&t->tensor.desc, a, sizeof a),
                         vn_desc_format(want, b, sizeof b));
-    if (!t->tensor.data && desc_bytes(want) > 0)
+    if (!t->tensor.data && vn_cg_desc_bytes(want) > 0)
         return vn_error(VN_ERR_INVALID_ARG, where, "%s: %s '%s' has no data", m->name, what,
                         t->name);
     return VN_OK;
@@ -337,7 +331,7 @@ vn_status vn_exec_nodes(const vn_model *m, vn_model_ctx *c)
     for (int32_t k = 0; k < m->num_copies; k++) {
         const vn_out_copy *cp = &m->copies[k];
         const vn_cvalue *v = &m->values[cp->value];
-        size_t bytes = desc_bytes(&v->desc);
+        size_t bytes = vn_cg_desc_bytes(&v->desc);
         if (bytes && c->out_dst[cp->output] != c->ptr[cp->value])
             memcpy(c->out_dst[cp->output], c->ptr[cp->value], bytes);
     }
@@ -359,7 +353,7 @@ static vn_status copy_dynamic_outputs(const vn_model *m, vn_model_ctx *c)
                             m->name, m->values[m->outputs[i]].name,
                             vn_desc_format(&t.desc, a, sizeof a),
                             vn_desc_format(&c->out_want[i], b, sizeof b));
-        if (desc_bytes(&t.desc)) memcpy(c->out_dst[i], t.data, desc_bytes(&t.desc));
+        if (vn_cg_desc_bytes(&t.desc)) memcpy(c->out_dst[i], t.data, vn_cg_desc_bytes(&t.desc));
     }
     return VN_OK;
 }
@@ -385,7 +379,7 @@ vn_status vn_exec_output(const vn_model *m, vn_model_ctx *c, int32_t v, const vn
                         m->name, val->name, vn_desc_format(d, a, sizeof a),
                         vn_desc_format(&val->desc, b, sizeof b));
     }
-    size_t bytes = desc_bytes(d);
+    size_t bytes = vn_cg_desc_bytes(d);
     if (bytes > c->dyn_cap[v] || !c->dyn_buf[v]) {
         void *p = vn_aligned_alloc(bytes ? bytes : 64, 64);
         if (!p)

@@ -7,19 +7,14 @@
  */
 #include <string.h>
 
+#include "graph/compile.h"
 #include "graph/graph_internal.h"
 
 #define W_ALL ((1u << VN_DTYPE_COUNT) - 1u)
 
-static size_t bytes_of(const vn_tensor_desc *d)
-{
-    int64_t numel = vn_desc_numel(d);
-    return numel > 0 ? (size_t)numel * vn_dtype_size(d->dtype) : 0;
-}
-
 static vn_status copy_run(const vn_op_run_ctx *ctx)
 {
-    size_t bytes = bytes_of(&ctx->inputs[0].desc);
+    size_t bytes = vn_cg_desc_bytes(&ctx->inputs[0].desc);
     if (bytes && ctx->outputs[0].data != ctx->inputs[0].data)
         memmove(ctx->outputs[0].data, ctx->inputs[0].data, bytes);
     return VN_OK;
@@ -50,7 +45,7 @@ static vn_status dropout_infer(const vn_op_ctx *ctx, vn_tensor_desc *out)
 static vn_status dropout_run(const vn_op_run_ctx *ctx)
 {
     copy_run(ctx);
-    size_t mask = bytes_of(&ctx->outputs[1].desc);
+    size_t mask = vn_cg_desc_bytes(&ctx->outputs[1].desc);
     if (ctx->num_outputs > 1 && ctx->outputs[1].data && mask)
         memset(ctx->outputs[1].data, 1, mask); /* nothing is dropped */
     return VN_OK;

@@ -183,15 +183,18 @@ static void run_block(vn_worker *w, vn_job *job, int32_t block)
     host_worker = was;
 }
 
-/* Claims the next block of the job at `at` and runs it as worker `w` (a
- * pool worker, or a host waiting in vn_sched_host_run_locked); called and
- * returns with the lock held. */
-static void help_block_locked(vn_device *d, vn_worker *w, vn_job **at)
+/* Claims the next block of the job at `at` and runs it as worker `w`; the
+ * thread that completes the job's last block runs its finish. A helper (a
+ * pool worker, or a host waiting in vn_sched_host_run_locked) counts in a
+ * capped job's workers_on and the device's helpers_on while it runs the
+ * block; the job's own caller does not. Called and returns with the lock
+ * held. */
+static void run_claimed_locked(vn_device *d, vn_worker *w, vn_job **at, bool helper)
 {
     vn_job *job = *at;
     int32_t block = claim_locked(d, at);
-    bool capped = job->worker_cap > 0;
-    if (capped) {
+    bool counted = helper && job->worker_cap > 0;
+    if (counted) {
         atomic_fetch_add_explicit(&job->workers_on, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&d->helpers_on, 1, memory_order_relaxed);
     }
@@ -201,7 +204,7 @@ static void help_block_locked(vn_device *d, vn_worker *w, vn_job **at)
      * free the job. */
     int32_t num_blocks = job->num_blocks;
     run_block(w, job, block);
-    if (capped) {
+    if (counted) {
         atomic_fetch_sub_explicit(&d->helpers_on, 1, memory_order_relaxed);
         atomic_fetch_sub_explicit(&job->workers_on, 1, memory_order_relaxed);
     }
@@ -235,7 +238,7 @@ void *vn_worker_main(void *arg)
             spun = false;
             continue;
         }
-        help_block_locked(d, w, at);
+        run_claimed_locked(d, w, at, true);
         spun = false;
     }
     pthread_mutex_unlock(&d->lock);
@@ -252,15 +255,7 @@ static void run_alone(vn_worker *guest, vn_job *job)
 static void run_shared_locked(vn_device *d, vn_job *job, vn_worker *guest)
 {
     vn_job **at;
-    while ((at = link_of_locked(d, job)) != NULL) {
-        int32_t block = claim_locked(d, at);
-        pthread_mutex_unlock(&d->lock);
-        int32_t num_blocks = job->num_blocks;
-        run_block(guest, job, block);
-        if (atomic_fetch_add_explicit(&job->blocks_done, 1, memory_order_acq_rel) + 1 == num_blocks)
-            job->finish(job, guest->index);
-        pthread_mutex_lock(&d->lock);
-    }
+    while ((at = link_of_locked(d, job)) != NULL) run_claimed_locked(d, guest, at, false);
 }
 
 void vn_sched_caller_run(vn_device *d, vn_job *job, vn_worker *guest, bool pushed)
@@ -303,7 +298,7 @@ void vn_sched_host_run_locked(vn_device *d, vn_job *job, vn_worker *guest,
     while (!done(arg)) { /* then the kernels of the others' launches */
         vn_job **at = d->ready ? next_for_worker_locked(d) : NULL;
         if (at) {
-            help_block_locked(d, guest, at);
+            run_claimed_locked(d, guest, at, true);
             continue;
         }
         pthread_mutex_unlock(&d->lock);
