@@ -230,7 +230,11 @@ static vn_status choose_tiling(vn_gemm_plan *p)
     int64_t mc =
         min64(l0a / (kc * es), min64(rup(p->d.M > 0 ? p->d.M : 1, s.mr), l0c / (4 * s.nr)));
     mc = mc / s.mr * s.mr;
-    int64_t nb_l1 = l1 / (kc * es), nb_c = mc > 0 ? l0c / (mc * 4) : 0;
+    /* The B block is re-read once per A micro-panel, so it must stay in L2
+     * with room for the A and C blocks beside it: at most half of the
+     * measured L2 (binds where L2 is smaller than twice the L1 arena, e.g.
+     * 512 KiB on Zen 3: 128 x 3072 x 768 from 47 to 52-67 GFLOP/s). */
+    int64_t nb_l1 = min64(l1, l2 / 2) / (kc * es), nb_c = mc > 0 ? l0c / (mc * 4) : 0;
     int64_t nb = min64(nb_l1, nb_c) / s.nr * s.nr;
     if (kc < s.kp || mc < s.mr || nb < s.nr)
         return vn_error(VN_ERR_UNSUPPORTED, W,
