@@ -112,6 +112,8 @@ static bool env_caller_runs(void)
 static vn_status configure(vn_device *d, const vn_device_options *o)
 {
     vn_status st = pick_workers(o, &d->num_workers);
+    int32_t cpus = vn_usable_cpus();
+    d->busy_max = cpus < d->num_workers ? cpus : d->num_workers;
     for (int a = 0; a < VN_ARENA_COUNT && st == VN_OK; a++)
         st = pick_arena(o, (vn_arena)a, &d->arena_size[a]);
     d->checked = (o && o->checked) || env_checked();

@@ -116,6 +116,9 @@ struct vn_device {
      * so concurrent callers do not oversubscribe the CPUs. */
     atomic_int callers_running;
     atomic_int helpers_on;
+    /* Idle workers spin only while callers_running + helpers_on + spinners
+     * stay within this: min(num_workers, usable CPUs). */
+    int32_t busy_max;
     /* Bumped (under the lock) whenever a host waiter might be done: stream
      * and event progress, a synchronous job's end. Host waits spin on it
      * briefly before sleeping (wait.c). */

@@ -31,7 +31,7 @@
 #include "runtime/stream_internal.h"
 
 /* Bounded spin of a caller that ran out of blocks, waiting for the pool
- * workers still running its others (the workers' spin bound, 50 us at most). */
+ * workers still running its others (50 us). */
 #define TAIL_SPIN_NS 50000
 
 typedef struct sync_job {

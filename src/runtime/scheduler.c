@@ -6,7 +6,8 @@
  * A free worker claims the next block of the list's head, so the highest
  * priority ready job gets workers first; a running block is never pre-empted.
  * A worker with nothing to do spins for at most SPIN_NS (cheap hand-off when
- * work arrives right behind the last block) and then sleeps on a condition
+ * work arrives right behind the last block; none while the CPUs are taken by
+ * running callers, helpers and other spinners) and then sleeps on a condition
  * variable, so an idle device costs no CPU. A push wakes sleepers only for
  * the blocks the spinning workers will not take: a futex wake is a system
  * call for the submitter and, on an idle machine or VM, tens of microseconds
@@ -29,8 +30,14 @@
 #include "runtime/stream_internal.h"
 #include "runtime/worker_hook.h"
 
-/* Bounded spin before sleeping (the brief allows at most 50 us). */
-#define SPIN_NS 20000
+/* Bounded spin before sleeping. Long enough to bridge the gap between a
+ * graph's nodes and a block's imbalance (a worker that slept is woken by a
+ * futex call, and on a VM its idle vCPU may take hundreds of us to run it:
+ * with 20 us, ResNet-50 at 2 workers on a 2-vCPU Zen 3 VM took 46-73 ms,
+ * with 1 ms 46 ms), short enough that an idle process stops using CPU
+ * within a millisecond (test_idle). Spinners that would crowd the CPUs stop
+ * at once (work_ready_or_crowded). */
+#define SPIN_NS 1000000
 
 /* Set on worker threads: a block that waits on its own device gets an error,
  * not a deadlock. */
@@ -144,13 +151,32 @@ static bool work_ready(const void *arg)
     return atomic_load_explicit(&d->ready_count, memory_order_acquire) > 0;
 }
 
-/* Spins (without the lock) until work may be ready or SPIN_NS passed. The
- * caller re-checks the ready list under the lock afterwards, so a push that
- * counted this worker as a spinner is never lost. */
+/* Work may be ready, or this spinner is one thread too many: running
+ * callers, helpers and spinners together exceed busy_max (the workers, or
+ * the usable CPUs where those are fewer). A caller-runs job is capped at
+ * num_workers - 1 pool workers, so with the caller and one pool worker on a
+ * 2-worker device the other pool worker has nothing to take: spinning
+ * beside them, it shared a CPU with one of them (measured on a 2-vCPU Zen 3
+ * VM: ResNet-50 at 2 threads ran in 45 or 70 ms by where Linux had put the
+ * three threads). */
+static bool work_ready_or_crowded(const void *arg)
+{
+    const vn_device *d = arg;
+    if (work_ready(d)) return true;
+    return atomic_load_explicit(&d->spinners, memory_order_relaxed) +
+               atomic_load_explicit(&d->callers_running, memory_order_relaxed) +
+               atomic_load_explicit(&d->helpers_on, memory_order_relaxed) >
+           d->busy_max;
+}
+
+/* Spins (without the lock) until work may be ready, this spinner is one too
+ * many, or SPIN_NS passed. The caller re-checks the ready list under the
+ * lock afterwards, so a push that counted this worker as a spinner is never
+ * lost. */
 static void spin_for_work(vn_device *d)
 {
     atomic_fetch_add_explicit(&d->spinners, 1, memory_order_acq_rel);
-    vn_spin_until(work_ready, d, vn_now_ns() + SPIN_NS);
+    vn_spin_until(work_ready_or_crowded, d, vn_now_ns() + SPIN_NS);
     atomic_fetch_sub_explicit(&d->spinners, 1, memory_order_acq_rel);
 }
 

@@ -30,7 +30,7 @@ static void test_idle_uses_no_cpu(void)
         if (r % 50 == 0) VT_OK(vn_stream_add_callback(s[r % 4], note_cb, &n, r % 100 == 0));
     }
     for (int i = 0; i < 4; i++) VT_OK(vn_stream_synchronize(s[i], 10000));
-    rt_sleep_ms(10); /* the bounded spin ends within microseconds */
+    rt_sleep_ms(10); /* the bounded spin (SPIN_NS, 1 ms) has ended */
     double cpu0 = rt_cpu_ms();
     rt_sleep_ms(200);
     double grew = rt_cpu_ms() - cpu0;
