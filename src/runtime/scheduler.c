@@ -78,6 +78,20 @@ static int32_t helper_room(vn_device *d)
            atomic_load_explicit(&d->helpers_on, memory_order_relaxed);
 }
 
+/* The spinners `job` may count on: those not already taken by the unclaimed
+ * blocks of the jobs ahead of it. A spinner takes the list's head first, so
+ * counting every spinner for every push lost wake-ups: with one worker
+ * spinning and one asleep, two pushes each relied on the spinner, which took
+ * the first job (a block that waited for the host), and the second job
+ * waited for a wake-up that never came (test_errors under CPU contention). */
+static int32_t free_spinners_locked(const vn_device *d, const vn_job *job)
+{
+    int32_t free = atomic_load_explicit(&d->spinners, memory_order_acquire);
+    for (const vn_job *j = d->ready; j && j != job && free > 0; j = j->next)
+        free -= j->num_blocks - j->next_block;
+    return free > 0 ? free : 0;
+}
+
 void vn_sched_push_locked(vn_device *d, vn_job *job)
 {
     job->next_block = 0;
@@ -98,7 +112,7 @@ void vn_sched_push_locked(vn_device *d, vn_job *job)
         int32_t room = helper_room(d) - 1; /* the pushing caller is about to run */
         want = want < room ? want : room;
     }
-    want -= atomic_load_explicit(&d->spinners, memory_order_acquire);
+    want -= free_spinners_locked(d, job);
     int32_t wake = want < d->sleepers ? want : d->sleepers;
     for (int32_t i = 0; i < wake; i++) pthread_cond_signal(&d->work_cv);
 }
