@@ -126,8 +126,7 @@ typedef struct vn_conv_dw_args {
 
 typedef struct vn_conv_table {
     vn_isa isa;
-    int32_t max_ncb;     /* output blocks one direct row call may take */
-    int32_t max_ncb_kxk; /* the same for kernels of more than one tap (and Winograd) */
+    int32_t max_ncb; /* output blocks one direct row call may take */
     void (*direct_row)(const vn_conv_row_args *a);
     void (*dw_row)(const vn_conv_dw_args *a);
     /* y[i] = act(y[i]) for i < n (in place). */

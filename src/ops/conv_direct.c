@@ -89,13 +89,6 @@ static int64_t chunk_outer_max_w(void)
     return l2 > 0 ? l2 / 2 : 512 * 1024;
 }
 
-/* Output blocks of one direct register block (the table's choice by taps). */
-static int64_t direct_ncb(const vn_conv_geom *g)
-{
-    const vn_conv_table *t = vn_conv_table_get();
-    return g->KH * g->KW > 1 ? t->max_ncb_kxk : t->max_ncb;
-}
-
 void vn_conv_clear_tail(const vn_conv_plan *p, float *y_row, int64_t cols)
 {
     int64_t real = p->g.K - (p->K1 - 1) * VN_C0;
@@ -650,7 +643,7 @@ bool vn_conv_pool_fits(const vn_conv_plan *p)
 bool vn_conv_gap_fits(const vn_conv_plan *p)
 {
     const vn_conv_geom *g = &p->g;
-    int64_t scratch = direct_ncb(g) * g->OH * g->OW * VN_C0 * 4;
+    int64_t scratch = vn_conv_table_get()->max_ncb * g->OH * g->OW * VN_C0 * 4;
     int64_t gathered = is_pointwise(g) && !is_flat(g) ? p->C1 * FLAT * VN_C0 * 4 : 0;
     /* half: the other half stays the cache it stands for, for the weights
      * and input rows the tile streams */
@@ -727,7 +720,7 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         d.tiles = planes * vn_ops_div_up(g->OH, d.rows);
         work = d.rows * g->OW * VN_C0 * g->KH * g->KW;
     } else {
-        d.ncb_max = direct_ncb(g);
+        d.ncb_max = d.t->max_ncb;
         d.kg1 = g->G == 1 ? p->K1 : g->K / g->G / VN_C0;
         d.cg1 = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
         d.pairs = vn_ops_div_up(d.kg1, d.ncb_max);

@@ -184,7 +184,7 @@ vn_status vn_conv_winograd_run(const vn_conv_plan *p, const float *x, const floa
                    .NT = vn_conv_winograd_tiles(g)};
     w.v = ws;
     w.m = ws + (int64_t)VN_WINO_P * p->C1 * w.NT * VN_C0;
-    w.ncb_max = w.ct->max_ncb_kxk;
+    w.ncb_max = w.ct->max_ncb;
     w.pairs = vn_ops_div_up(p->K1, w.ncb_max);
     w.chunks = vn_ops_div_up(w.NT, CHUNK);
     if (w.NT == 0) return VN_OK;
