@@ -6,8 +6,9 @@
  *   kc  the B micro-panel (kc x NR) takes about half the L1 data cache, so it
  *       stays there while the A micro-panels stream past it;
  *   mc  the packed A block (mc x kc) fills L0A;
- *   nb  the packed B block (kc x nb) fits L1 and the accumulators (mc x nb)
- *       fit L0C; the larger nb, the fewer times A is packed (once per nb);
+ *   nb  the packed B block (kc x nb) fits L1 and half the measured L2 (it is
+ *       re-read once per A micro-panel) and the accumulators (mc x nb) fit
+ *       L0C; the larger nb, the fewer times A is packed (once per nb);
  *   grid columns split evenly into nt tiles of nb, rows into mt tiles so that
  *       the block count is a multiple of the workers where possible.
  */
@@ -207,9 +208,9 @@ static void choose_b_direct(vn_gemm_plan *p)
  * interleaved: packed B, K = 768 in one chunk (36 KiB of A in a 48 KiB L1)
  * 2.49-2.54 ms, in two 2.61-2.72 ms; B read in place from its rows (12 KiB
  * apart), one chunk 3.10-3.33 ms, two 2.88-2.99 ms. mc: the packed A block fills L0A. nb: the B
- * block (kc x nb) fits L1 and the accumulators (mc x nb) L0C. When K takes several chunks, a row
- * tile is at most as tall as keeps its partial sums (mb x nb f32) within a quarter of L2, so the
- * passes over them do not go to memory. */
+ * block (kc x nb) fits L1 and half of L2, the accumulators (mc x nb) L0C. When K takes several
+ * chunks, a row tile is at most as tall as keeps its partial sums (mb x nb f32) within a quarter of
+ * L2, so the passes over them do not go to memory. */
 static vn_status choose_tiling(vn_gemm_plan *p)
 {
     const vn_cpu_features *f = vn_cpu_features_get();
@@ -235,6 +236,7 @@ static vn_status choose_tiling(vn_gemm_plan *p)
      * measured L2 (binds where L2 is smaller than twice the L1 arena, e.g.
      * 512 KiB on Zen 3: 128 x 3072 x 768 from 47 to 52-67 GFLOP/s). */
     int64_t nb_l1 = min64(l1, l2 / 2) / (kc * es), nb_c = mc > 0 ? l0c / (mc * 4) : 0;
+    if (nb_l1 < s.nr) nb_l1 = l1 / (kc * es) < s.nr ? 0 : s.nr; /* a tiny L2: one panel */
     int64_t nb = min64(nb_l1, nb_c) / s.nr * s.nr;
     if (kc < s.kp || mc < s.mr || nb < s.nr)
         return vn_error(VN_ERR_UNSUPPORTED, W,

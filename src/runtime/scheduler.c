@@ -39,6 +39,10 @@
  * at once (work_ready_or_crowded). */
 #define SPIN_NS 1000000
 
+/* The spin of a host that ran its share of a `hosts` job and waits for the
+ * other members: short, since nothing counts it among the busy threads. */
+#define HOST_HELP_SPIN_NS 20000
+
 /* Set on worker threads: a block that waits on its own device gets an error,
  * not a deadlock. */
 static _Thread_local const vn_device *current_device;
@@ -79,16 +83,19 @@ static int32_t helper_room(vn_device *d)
 }
 
 /* The spinners `job` may count on: those not already taken by the unclaimed
- * blocks of the jobs ahead of it. A spinner takes the list's head first, so
- * counting every spinner for every push lost wake-ups: with one worker
+ * blocks of the other ready jobs. A spinner takes the list's head first, and
+ * a job pushed later may go ahead of earlier ones (a higher priority), so
+ * every other job's blocks are subtracted, not only those ahead of `job`.
+ * Counting every spinner for every push lost wake-ups: with one worker
  * spinning and one asleep, two pushes each relied on the spinner, which took
  * the first job (a block that waited for the host), and the second job
- * waited for a wake-up that never came (test_errors under CPU contention). */
+ * waited for a wake-up that never came (test_errors under CPU contention).
+ * Over-counting blocks only wakes a sleeper more than needed. */
 static int32_t free_spinners_locked(const vn_device *d, const vn_job *job)
 {
     int32_t free = atomic_load_explicit(&d->spinners, memory_order_acquire);
-    for (const vn_job *j = d->ready; j && j != job && free > 0; j = j->next)
-        free -= j->num_blocks - j->next_block;
+    for (const vn_job *j = d->ready; j && free > 0; j = j->next)
+        if (j != job) free -= j->num_blocks - j->next_block;
     return free > 0 ? free : 0;
 }
 
@@ -165,32 +172,42 @@ static bool work_ready(const void *arg)
     return atomic_load_explicit(&d->ready_count, memory_order_acquire) > 0;
 }
 
-/* Work may be ready, or this spinner is one thread too many: running
- * callers, helpers and spinners together exceed busy_max (the workers, or
- * the usable CPUs where those are fewer). A caller-runs job is capped at
- * num_workers - 1 pool workers, so with the caller and one pool worker on a
- * 2-worker device the other pool worker has nothing to take: spinning
- * beside them, it shared a CPU with one of them (measured on a 2-vCPU Zen 3
- * VM: ResNet-50 at 2 threads ran in 45 or 70 ms by where Linux had put the
- * three threads). */
+/* A spinning pool worker: its device, and how many spinners were there
+ * when it began (its rank). */
+typedef struct spinner {
+    const vn_device *d;
+    int32_t rank;
+} spinner;
+
+/* Work may be ready, or this spinner is one thread too many: the running
+ * callers and helpers plus the spinners that began before it already fill
+ * busy_max (the workers, or the usable CPUs where those are fewer), so only
+ * the extra spinners stop. A caller-runs job is capped at num_workers - 1
+ * pool workers, so with the caller and one pool worker on a 2-worker device
+ * the other pool worker has nothing to take: spinning beside them, it shared
+ * a CPU with one of them (measured on a 2-vCPU Zen 3 VM: ResNet-50 at 2
+ * threads ran in 45 or 70 ms by where Linux had put the three threads).
+ * Ranks are not renumbered as spinners leave: a late one may stop early,
+ * which only costs a wake-up. */
 static bool work_ready_or_crowded(const void *arg)
 {
-    const vn_device *d = arg;
+    const spinner *sp = arg;
+    const vn_device *d = sp->d;
     if (work_ready(d)) return true;
-    return atomic_load_explicit(&d->spinners, memory_order_relaxed) +
-               atomic_load_explicit(&d->callers_running, memory_order_relaxed) +
-               atomic_load_explicit(&d->helpers_on, memory_order_relaxed) >
+    return sp->rank + atomic_load_explicit(&d->callers_running, memory_order_relaxed) +
+               atomic_load_explicit(&d->helpers_on, memory_order_relaxed) >=
            d->busy_max;
 }
 
 /* Spins (without the lock) until work may be ready, this spinner is one too
  * many, or SPIN_NS passed. The caller re-checks the ready list under the
- * lock afterwards, so a push that counted this worker as a spinner is never
- * lost. */
+ * lock afterwards, so a job pushed while this worker counted as a spinner is
+ * seen before it sleeps (and free_spinners_locked keeps one spinner from
+ * being counted for two jobs). */
 static void spin_for_work(vn_device *d)
 {
-    atomic_fetch_add_explicit(&d->spinners, 1, memory_order_acq_rel);
-    vn_spin_until(work_ready_or_crowded, d, vn_now_ns() + SPIN_NS);
+    spinner sp = {d, atomic_fetch_add_explicit(&d->spinners, 1, memory_order_acq_rel)};
+    vn_spin_until(work_ready_or_crowded, &sp, vn_now_ns() + SPIN_NS);
     atomic_fetch_sub_explicit(&d->spinners, 1, memory_order_acq_rel);
 }
 
@@ -342,7 +359,7 @@ void vn_sched_host_run_locked(vn_device *d, vn_job *job, vn_worker *guest,
             continue;
         }
         pthread_mutex_unlock(&d->lock);
-        vn_spin_until(done_or_work, &h, vn_now_ns() + SPIN_NS);
+        vn_spin_until(done_or_work, &h, vn_now_ns() + HOST_HELP_SPIN_NS);
         pthread_mutex_lock(&d->lock);
         if (!done(arg) && !(d->ready && next_for_worker_locked(d))) pthread_cond_wait(cv, &d->lock);
     }

@@ -32,7 +32,7 @@
 
 #include "runtime/stream_internal.h"
 
-/* Bounded spin of a host wait before it sleeps (like the workers' SPIN_NS). */
+/* Bounded spin of a host wait before it sleeps. */
 #define HOST_SPIN_NS 20000
 
 int64_t vn_now_ns(void)

@@ -78,8 +78,65 @@ static void test_high_before_backlog(void)
     vn_device_destroy(d);
 }
 
+static vn_status count_block(void *ctx, int32_t worker, int32_t block)
+{
+    (void)worker, (void)block;
+    atomic_fetch_add((atomic_int *)ctx, 1);
+    return VN_OK;
+}
+
+static vn_status hold_block(void *ctx, int32_t worker, int32_t block)
+{
+    (void)worker, (void)block;
+    while (!atomic_load((atomic_int *)ctx)) sched_yield();
+    return VN_OK;
+}
+
+/* A push must not count on a spinner that an earlier or a higher-priority
+ * job takes (scheduler.c, free_spinners_locked). Each round pushes a
+ * low-priority task, then a high-priority gate that holds its worker until
+ * the host has synchronized the low task. With one worker spinning and the
+ * other asleep, the spinner takes the gate (the list's head): the low task
+ * needs the sleeper woken, or its synchronize times out. The pause between
+ * rounds is about one spin (1 ms), so that state comes up: the worker of the
+ * low task starts spinning before the gate's worker does. */
+static void test_no_lost_wake_behind_priority(void)
+{
+    vn_device *d = rt_device(2);
+    vn_stream *lo = NULL, *hi = NULL;
+    VT_OK(vn_stream_create(d, VN_PRIORITY_LOW, &lo));
+    VT_OK(vn_stream_create(d, VN_PRIORITY_HIGH, &hi));
+    atomic_int ran = 0, open = 0;
+    vn_task_desc low = {"low", 1, count_block, &ran, NULL};
+    vn_task_desc gate = {"gate", 1, hold_block, &open, NULL};
+    int rounds = 300, done = 0;
+    for (int r = 0; r < rounds; r++) {
+        atomic_store(&open, 0);
+        VT_OK(vn_stream_submit(lo, &low));
+        VT_OK(vn_stream_submit(hi, &gate));
+        vn_status st = vn_stream_synchronize(lo, 5000);
+        atomic_store(&open, 1);
+        VT_OK(vn_stream_synchronize(hi, 5000));
+        if (st != VN_OK) { /* the gate is open now: the low task runs late */
+            VT_OK(vn_stream_synchronize(lo, 5000));
+            break;
+        }
+        done++;
+        struct timespec ts = {0, 900000 + (r % 7) * 50000}; /* 0.90 .. 1.20 ms */
+        nanosleep(&ts, NULL);
+    }
+    VT_CHECK(done == rounds, "round %d: the low task did not run while the gate held a worker",
+             done);
+    VT_CHECK(atomic_load(&ran) == done + (done < rounds), "low ran %d times in %d rounds",
+             atomic_load(&ran), done);
+    VT_OK(vn_stream_destroy(lo));
+    VT_OK(vn_stream_destroy(hi));
+    vn_device_destroy(d);
+}
+
 int main(void)
 {
     VT_RUN(test_high_before_backlog);
+    VT_RUN(test_no_lost_wake_behind_priority);
     return vt_summary();
 }
