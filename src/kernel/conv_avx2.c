@@ -10,12 +10,13 @@
 #include "kernel/conv_kernels.h"
 #include "kernel/vec_f32_avx2.h"
 
-#define OWB_MAX     6
-#define NCB_MAX     1
-#define DW_OWB_MAX  6
-#define DW3_OWB_MAX 8
-#define TABLE_NAME  vn_conv_table_avx2
-#define TABLE_ISA   VN_ISA_AVX2
+#define OWB_MAX             6
+#define NCB_MAX             1
+#define DW_OWB_MAX          6
+#define DW3_OWB_MAX         8
+#define POINTWISE_CI_UNROLL 16 /* conv_kernel.inc, pointwise_channels */
+#define TABLE_NAME          vn_conv_table_avx2
+#define TABLE_ISA           VN_ISA_AVX2
 
 /* X(w, ...) for w = 1 .. OWB_MAX, 1 .. DW3_OWB_MAX and 1 .. DW_OWB_MAX
  * (instantiation lists, conv_kernel.inc) */
