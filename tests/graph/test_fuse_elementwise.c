@@ -102,7 +102,7 @@ static void test_input_limit(void)
     ob g = {0};
     vt_rng rng = {5};
     int64_t d[1] = {C};
-    char names[10][8], outs_[10][8];
+    char names[10][16], outs_[10][16]; /* 16: room for any int, so gcc never warns */
     const char *prev = "x";
     for (int i = 0; i < 10; i++) {
         snprintf(names[i], sizeof names[i], "w%d", i);
