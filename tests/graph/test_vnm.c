@@ -72,7 +72,7 @@ static void test_bundled_round_trip(void)
         int fused = 0; /* O2 fuses fc1 + its bias: the list must survive the file */
         for (int32_t i = 0; i < m->num_nodes; i++) fused += m->nodes[i].fused_from != NULL;
         VT_CHECK(level < 2 || fused > 0, "O2 mlp_tiny has no fused node");
-        char tag[8];
+        char tag[16]; /* room for any int: gcc cannot always bound level */
         snprintf(tag, sizeof tag, "mlp%d", level);
         double ms = round_trip(m, tag, &in, 1);
         printf("  mlp_tiny O%d: load %.3f ms\n", level, ms);
