@@ -15,6 +15,10 @@
 #define DW_OWB_MAX          6
 #define DW3_OWB_MAX         8
 #define POINTWISE_CI_UNROLL 16 /* conv_kernel.inc, pointwise_channels */
+/* Maps at most 7 wide run tiles of two rows, in blocks of 3 + 2 + 2 columns
+ * of both rows (12, 8, 8 accumulators) instead of 4 + 3 per row: a 3-column
+ * block's 6 FMA chains cannot hide the FMA latency on both pipes. */
+#define ROWS2_MAX_OW 7
 #define TABLE_NAME          vn_conv_table_avx2
 #define TABLE_ISA           VN_ISA_AVX2
 
@@ -23,6 +27,7 @@
 // clang-format off
 #define OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
 #define DW3_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__)
+#define OWB2_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)
 #define DW_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
 // clang-format on
 
