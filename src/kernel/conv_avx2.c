@@ -19,8 +19,8 @@
  * of both rows (12, 8, 8 accumulators) instead of 4 + 3 per row: a 3-column
  * block's 6 FMA chains cannot hide the FMA latency on both pipes. */
 #define ROWS2_MAX_OW 7
-#define TABLE_NAME          vn_conv_table_avx2
-#define TABLE_ISA           VN_ISA_AVX2
+#define TABLE_NAME   vn_conv_table_avx2
+#define TABLE_ISA    VN_ISA_AVX2
 
 /* X(w, ...) for w = 1 .. OWB_MAX, 1 .. DW3_OWB_MAX and 1 .. DW_OWB_MAX
  * (instantiation lists, conv_kernel.inc) */

@@ -81,6 +81,11 @@ static const cc cases[] = {
     C2(1, 20, 13, 13, 18, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
     C2(1, 272, 14, 14, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), /* ... its image copy in L1 */
     C2(1, 640, 14, 14, 20, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1), /* ... per-tile copies of 5 rows */
+    /* stride-2 rows read in place (too large for UB): the left border column runs in
+     * the first full block (direct_left); a right border too; dilated with pad 2 */
+    C2(1, 160, 28, 28, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
+    C2(1, 160, 27, 27, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),
+    C2(1, 160, 27, 28, 24, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1),
 };
 
 static const cc auto_cases[] = {
