@@ -311,10 +311,10 @@ static vn_profiler *profile_covering(vn_model *m, profile_fn take, void *arg)
     return p;
 }
 
+/* RUNS profiled runs of the MLP, or *(int32_t *)arg of them. */
 static vn_profiler *mlp_runs(vn_model *m, void *arg)
 {
-    (void)arg;
-    return profile_runs(m, RUNS, NULL);
+    return profile_runs(m, arg ? *(const int32_t *)arg : RUNS, NULL);
 }
 
 static void test_mlp_profile(void)
@@ -350,7 +350,7 @@ static void test_block_slices(void)
     vn_model *m = compile_mlp(1);
     if (!m) return;
     int32_t runs = VN_PROF_BLOCK_RUNS + 2;
-    vn_profiler *p = profile_runs(m, runs, NULL);
+    vn_profiler *p = profile_covering(m, mlp_runs, &runs);
     int64_t per_run = 0;
     for (int32_t i = 0; i < vn_profiler_num_nodes(p); i++) {
         const vn_profile_node *n = vn_profiler_node(p, i);
@@ -502,6 +502,27 @@ static vn_model *compile_graph(ob *gr, const char *file, vn_graph **g)
     return m;
 }
 
+/* Profiled runs of a model on a context the test set up; when cond is set
+ * the branch input alternates, true first. */
+typedef struct ctx_runs_arg {
+    vn_model_ctx *ctx;
+    vn_named_tensor *in;
+    int32_t num_in, runs;
+    bool *cond;
+} ctx_runs_arg;
+
+static vn_profiler *ctx_runs(vn_model *m, void *arg)
+{
+    ctx_runs_arg *a = arg;
+    vn_profiler *p = NULL;
+    VT_OK(vn_profiler_create(m, PEAK_GFLOPS, PEAK_GBS, &p));
+    for (int32_t i = 0; p && i < a->runs; i++) {
+        if (a->cond) *a->cond = i % 2 == 0;
+        VT_OK(vn_profiler_run(p, a->ctx, a->in, a->num_in));
+    }
+    return p;
+}
+
 /* A model with a view: x[16,128,128] -> Relu "act" -> Flatten "flat" -> Sigmoid
  * "out". Flatten runs no kernel (its output is act's bytes), so the executor
  * never times it: every run still counts it, with no time, no work, no slice. */
@@ -532,8 +553,8 @@ static void test_view_node(void)
     in.tensor.data = vn_aligned_alloc(16 * 128 * 128 * 4, 64);
     memset(in.tensor.data, 0, 16 * 128 * 128 * 4);
     VT_OK(vn_model_ctx_create(m, &c));
-    VT_OK(vn_profiler_create(m, PEAK_GFLOPS, PEAK_GBS, &p));
-    for (int32_t i = 0; i < 5; i++) VT_OK(vn_profiler_run(p, c, &in, 1));
+    ctx_runs_arg arg = {c, &in, 1, 5, NULL};
+    p = profile_covering(m, ctx_runs, &arg);
     for (int32_t i = 0; p && i < vn_profiler_num_nodes(p); i++) {
         const vn_profile_node *n = vn_profiler_node(p, i);
         VT_CHECK(n->calls == 5, "%s: %lld calls in 5 runs", n->name, (long long)n->calls);
@@ -565,25 +586,6 @@ static void test_view_node(void)
  * Sigmoid(a), else Tanh(a), both reading the outer a). The If is timed as
  * one node, its bodies' own nodes are not rows of the profile, and the node
  * times still cover the run (check_profile.py). */
-typedef struct cf_runs_arg {
-    vn_model_ctx *ctx;
-    vn_named_tensor *in;
-    bool *cond;
-} cf_runs_arg;
-
-/* Four profiled runs, the branch alternating. */
-static vn_profiler *cf_runs(vn_model *m, void *arg)
-{
-    cf_runs_arg *a = arg;
-    vn_profiler *p = NULL;
-    VT_OK(vn_profiler_create(m, PEAK_GFLOPS, PEAK_GBS, &p));
-    for (int32_t i = 0; p && i < 4; i++) {
-        *a->cond = i % 2 == 0;
-        VT_OK(vn_profiler_run(p, a->ctx, a->in, 2));
-    }
-    return p;
-}
-
 static void test_control_flow_node(void)
 {
     ob gr = {0}, then_g = {0}, else_g = {0}, attrs = {0};
@@ -612,12 +614,12 @@ static void test_control_flow_node(void)
     in[0].tensor.data = vn_aligned_alloc(16 * 128 * 128 * 4, 64);
     memset(in[0].tensor.data, 0, 16 * 128 * 128 * 4);
     VT_OK(vn_model_ctx_create(m, &ctx));
-    cf_runs_arg arg = {ctx, in, &cond};
+    ctx_runs_arg arg = {ctx, in, 2, 4, &cond};
     for (int32_t i = 0; i < 2; i++) { /* warm-up, unprofiled: each branch once */
         cond = i == 0;
         VT_OK(vn_model_run(m, ctx, in, 2, NULL, 0));
     }
-    vn_profiler *p = profile_covering(m, cf_runs, &arg);
+    vn_profiler *p = profile_covering(m, ctx_runs, &arg);
     for (int32_t i = 0; p && i < vn_profiler_num_nodes(p); i++) {
         const vn_profile_node *n = vn_profiler_node(p, i);
         VT_CHECK(n->calls == 4 && n->total_ms > 0, "%s: %lld calls in 4 runs, %.3f ms", n->name,
