@@ -259,6 +259,38 @@ int64_t vn_cube_rows_read(vn_dtype a_dtype, int64_t m)
     return full + height;
 }
 
+/* A k chunk of a widened A micro-panel: 16 KiB on the stack. */
+#define WIDE_A_FLOATS 4096
+
+/* One bf16 A micro-panel (MR rows lda apart, kp values each) times np B
+ * panels through the table's ukr_bf16_wide: each k chunk of the rows is widened
+ * to f32 once (a bf16 is the top half of an f32) and runs against every B
+ * panel; later chunks add to C, which holds the f32 sums exactly, so the
+ * bits are those of one call over all of k. */
+static void panel_widened(const vn_cube_table *t, const uint16_t *a, int64_t lda, const void *b,
+                          int64_t bstep, int64_t bld, int64_t kp, int64_t np, float *c, int64_t ldc,
+                          bool init)
+{
+    vn_cube_shape s = t->shape[VN_CUBE_BF16];
+    float wa[WIDE_A_FLOATS];
+    int64_t step = WIDE_A_FLOATS / s.mr / s.kp * s.kp;
+    for (int64_t k0 = 0; k0 < kp; k0 += step) {
+        int64_t kl = kp - k0 < step ? kp - k0 : step;
+        for (int64_t r = 0; r < s.mr; r++)
+            for (int64_t k = 0; k < kl; k++) {
+                uint32_t u = (uint32_t)a[r * lda + k0 + k] << 16;
+                memcpy(&wa[r * kl + k], &u, 4);
+            }
+        for (int64_t q = 0; q < np; q++) {
+            const uint16_t *bp = (const uint16_t *)b + q * bstep + k0 / s.kp * bld;
+            const char *pf = NULL;
+            int64_t npf = vn_prefetch_take(kl / s.kp, &pf);
+            t->ukr_bf16_wide(kl / s.kp, wa, kl, bp, bld, c + q * s.nr, ldc, !init || k0 > 0, pf,
+                             npf);
+        }
+    }
+}
+
 /* The micro-tiles of C (m x n) from the A rows `lda` elements apart (the L0A
  * block: Kp(k); A read in place: its row stride) and B panels `bstep`
  * elements apart (NR x Kp(k) in L1; NR x Kp(K) in a whole pre-packed B; NR
@@ -281,6 +313,11 @@ static void mmad_rows(vn_local c, const void *a, vn_dtype a_dtype, int64_t lda, 
      * them from L2; that lets the K chunk be about twice as long as with B
      * resident, halving the passes of partial sums through C. */
     for (int64_t p = 0; p < mp; p++) {
+        if (kind == VN_CUBE_BF16 && t->ukr_bf16_wide) {
+            panel_widened(t, (const uint16_t *)a + p * s.mr * lda, lda, b, bstep, bld, kp, np,
+                          (float *)c.data + p * s.mr * ldc, ldc, init);
+            continue;
+        }
         int64_t height;
         vn_ukr_fn ukr = panel_kernel(t, kind, m - p * s.mr, &height);
         const uint8_t *ap = (const uint8_t *)a + (size_t)(p * s.mr * lda) * es;

@@ -61,6 +61,11 @@ typedef struct vn_cube_table {
      * NULL: the full kernel computes the padding rows too. */
     vn_ukr_fn ukr_le16[VN_CUBE_KIND_COUNT];
     vn_ukr_fn ukr_le8[VN_CUBE_KIND_COUNT], ukr_le4[VN_CUBE_KIND_COUNT];
+    /* The bf16 MR x NR kernel on an A widened to f32 (each k pair's two
+     * values in k order, rows lda floats apart), for an ISA with no bf16
+     * product: mmad widens each A micro-panel once for all its B panels
+     * instead of every call converting it again. NULL: ukr. */
+    vn_ukr_fn ukr_bf16_wide;
     vn_gemv_fn gemv_rows;          /* B row-major (k x n, ldb); c overwritten */
     vn_gemv_panels_fn gemv_panels; /* B pre-packed; c overwritten */
     vn_gemv_trans_fn gemv_trans;   /* B transposed, as stored; c overwritten */
