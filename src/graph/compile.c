@@ -57,6 +57,7 @@ static vn_status plan_node(vn_model *m, int32_t node)
     vn_cnode *n = &m->nodes[node];
     if (n->num_inputs > m->max_io) m->max_io = n->num_inputs;
     if (n->num_outputs > m->max_io) m->max_io = n->num_outputs;
+    n->run_outputs = vn_cg_outputs_read(m, node);
     if (!n->def->plan || n->cf) return VN_OK; /* control flow: its bodies are compiled models */
     vn_tensor_desc in[MAXIO], out[MAXIO];
     const void *data[MAXIO];

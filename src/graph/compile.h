@@ -87,7 +87,16 @@ typedef struct vn_cnode {
                                inputs past cf->num_explicit are the outer values they read */
     int32_t concurrent;     /* at a group's first node: its size (compile_groups.c); else 1 */
     size_t ws_offset;       /* where its slice of the context's workspace starts */
+    int32_t run_outputs;    /* outputs its operator runs with (vn_cg_outputs_read); 0: all */
 } vn_cnode;
+
+/* Node `node`'s outputs up to the last one that a node or the model reads
+ * (at least 1). Shape inference gives every node all its operator's outputs
+ * (anonymous ones where the model names fewer), so an operator with optional
+ * trailing outputs (MaxPool's Indices, LayerNormalization's statistics) runs
+ * with this many and skips what nobody reads; the skipped tensors still have
+ * their memory, so an operator that writes them anyway stays safe. */
+int32_t vn_cg_outputs_read(const vn_model *m, int32_t node);
 
 /* Bytes of a tensor with descriptor d (0 when it has no elements or an
  * unknown dim): what every value, buffer and copy of a run is sized by. */

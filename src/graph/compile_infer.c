@@ -108,6 +108,24 @@ static vn_status widen_outputs(vn_model *m, int32_t node, const char *label)
     return VN_OK;
 }
 
+static bool value_read(const vn_model *m, int32_t v)
+{
+    if (m->values[v].output_index >= 0) return true;
+    for (int32_t i = 0; i < m->num_nodes; i++)
+        for (int32_t k = 0; !m->nodes[i].dead && k < m->nodes[i].num_inputs; k++)
+            if (m->nodes[i].inputs[k] == v) return true;
+    return false;
+}
+
+int32_t vn_cg_outputs_read(const vn_model *m, int32_t node)
+{
+    const vn_cnode *n = &m->nodes[node];
+    int32_t count = n->num_outputs;
+    while (count > 1 && (n->outputs[count - 1] < 0 || !value_read(m, n->outputs[count - 1])))
+        count--;
+    return count;
+}
+
 vn_status vn_cg_infer_node(vn_model *m, int32_t node)
 {
     char label[256];

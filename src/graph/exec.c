@@ -237,10 +237,15 @@ static vn_status run_op(const vn_model *m, vn_model_ctx *c, int32_t i, int32_t l
         any |= vn_desc_numel(&m->values[v].desc) > 0;
     }
     if (!any) return VN_OK;
-    vn_op_run_ctx rc = {
-        n->def,        m->device, n->plan_data,   in_t,
-        n->num_inputs, out_t,     n->num_outputs, (char *)c->workspace + n->ws_offset,
-        NULL};
+    vn_op_run_ctx rc = {n->def,
+                        m->device,
+                        n->plan_data,
+                        in_t,
+                        n->num_inputs,
+                        out_t,
+                        n->run_outputs ? n->run_outputs : n->num_outputs,
+                        (char *)c->workspace + n->ws_offset,
+                        NULL};
     /* Profiling (src/profile): off, one pointer test; on, time and count the node. */
     vn_prof_hook *prof = vn_prof_hook_get();
     vn_kernel_counters kc = {0};

@@ -139,6 +139,7 @@ static vn_status check_node(vnm_loader *ld, int32_t i)
     if ((st = infer(ld, i, label, &ctx)) != VN_OK) return st;
     if (n->num_inputs > m->max_io) m->max_io = n->num_inputs;
     if (n->num_outputs > m->max_io) m->max_io = n->num_outputs;
+    n->run_outputs = vn_cg_outputs_read(m, i);
     return VN_OK;
 }
 

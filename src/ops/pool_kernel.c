@@ -54,7 +54,9 @@ static void carve_indices(vn_core *c, const vn_pool_plan *p, pool_block *b)
     vn_duplicate(c, vn_local_as(b->idx64, VN_F32), 0.0, 2 * ow4);
 }
 
-static void carve(vn_core *c, const vn_pool_plan *p, pool_block *b)
+/* with_indices: this run writes the Indices output (a plan for MaxPool
+ * allows it; a node with one output never asks, and skips the tracking). */
+static void carve(vn_core *c, const vn_pool_plan *p, pool_block *b, bool with_indices)
 {
     b->z = vn_pool_rows_of(p);
     b->qin = b->qout = NULL;
@@ -68,7 +70,7 @@ static void carve(vn_core *c, const vn_pool_plan *p, pool_block *b)
     /* the row padding is never computed but a cast to f16 / bf16 reads it */
     vn_duplicate(c, b->out, 0.0, p->R * b->z.ows);
     b->hidx = NULL;
-    if (p->indices) carve_indices(c, p, b);
+    if (with_indices) carve_indices(c, p, b);
     if (p->kind == VN_POOL_AVG) {
         b->divw = vn_buf_new(c, VN_VECCALC, b->z.ows, VN_F32);
         b->dtmp = vn_buf_new(c, VN_VECCALC, b->z.ows, VN_F32);
@@ -260,7 +262,7 @@ static void pool_kernel(vn_core *c, const void *args)
     vn_ops_split(a->p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
     if (begin >= end) return;
     pool_block b;
-    carve(c, a->p, &b);
+    carve(c, a->p, &b, a->idx.data != NULL);
     for (int64_t t = begin; t < end; t++) {
         vn_set_loop(c, t);
         run_tile(c, a, &b, t);

@@ -582,6 +582,50 @@ static void test_view_node(void)
     vn_graph_destroy(g);
 }
 
+/* Bytes one profiled run of MaxPool x[1,4,8,8] (2x2, stride 2) moves, with
+ * its Indices output named and read by the model or not named at all. */
+static double maxpool_bytes(bool with_indices)
+{
+    ob gr = {0}, attrs = {0};
+    const char *x[] = {"x", NULL}, *both[] = {"y", "i", NULL}, *one[] = {"y", NULL};
+    int64_t dims[4] = {1, 4, 8, 8}, k[2] = {2, 2};
+    ob_attr_ints(&attrs, "kernel_shape", k, 2);
+    ob_attr_ints(&attrs, "strides", k, 2);
+    ob_node(&gr, "MaxPool", "pool", x, with_indices ? both : one, &attrs);
+    ob_str(&gr, 2, "pool");
+    ob_value_info(&gr, 11, "x", OB_FLOAT, 4, dims, NULL);
+    ob_value_info(&gr, 12, "y", OB_FLOAT, -1, NULL, NULL);
+    if (with_indices) ob_value_info(&gr, 12, "i", OB_INT64, -1, NULL, NULL);
+    vn_graph *g = NULL;
+    vn_model *m = compile_graph(&gr, "pool.onnx", &g);
+    if (!m) return -1;
+    vn_model_ctx *c = NULL;
+    vn_named_tensor in = {"x", {{VN_F32, 4, {1, 4, 8, 8}}, NULL}};
+    in.tensor.data = vn_aligned_alloc(256 * 4, 64);
+    memset(in.tensor.data, 0, 256 * 4);
+    VT_OK(vn_model_ctx_create(m, &c));
+    ctx_runs_arg arg = {c, &in, 1, 1, NULL};
+    vn_profiler *p = ctx_runs(m, &arg);
+    double bytes = p ? vn_profiler_node(p, 0)->bytes : -1;
+    vn_profiler_destroy(p);
+    vn_model_ctx_destroy(c);
+    vn_aligned_free(in.tensor.data);
+    vn_model_destroy(m);
+    vn_graph_destroy(g);
+    return bytes;
+}
+
+/* Shape inference gives MaxPool its Indices output even where the model
+ * names only Y; the executor runs it with the outputs something reads
+ * (vn_cg_outputs_read), so the unnamed Indices are not computed: the run
+ * moves exactly the 64 i64 indices' bytes less. */
+static void test_unread_outputs_skipped(void)
+{
+    double one = maxpool_bytes(false), both = maxpool_bytes(true);
+    VT_CHECK(one > 0 && both - one == 4 * 4 * 4 * 8, "bytes %.0f with indices, %.0f without", both,
+             one);
+}
+
 /* A control-flow node: x[16,128,128] -> Relu "act" -> If(c) "branch" (then
  * Sigmoid(a), else Tanh(a), both reading the outer a). The If is timed as
  * one node, its bodies' own nodes are not rows of the profile, and the node
@@ -851,6 +895,7 @@ int main(void)
     VT_RUN(test_counters_other_thread);
     VT_RUN(test_view_node);
     VT_RUN(test_control_flow_node);
+    VT_RUN(test_unread_outputs_skipped);
     VT_RUN(test_events_switched_once);
     VT_RUN(test_fused_from);
     VT_RUN(test_roofs_per_device);
