@@ -13,15 +13,19 @@ weights per channel, MinMax calibration on 8 seeded random inputs):
                 calibration takes a while: not in the CI default)
 
 Check: onnxruntime (graph optimisation 'all', which runs its own QDQ fusions)
-gives the reference; `vinci run` at O3 (fused, int8) and O2 (no fusion: f32
-after dequantising) are compared in units of the output's quantisation step
-(the scale of the DequantizeLinear writing the output): PASS when O3 is within
---steps steps (default 4: a 1-LSB rounding difference in an early layer can
-move later ones) and fuse_qdq rewrote at least one node. Also prints the
-argmax agreement and fuse_qdq's change count.
+gives the reference; `vinci run` at O3 with the int8 rewrite forced
+(VINCI_QDQ_INT8=1: QLinearConv on the int8 GEMM), at O3 as this CPU decides
+(int8 only where it multiplies int8 natively: VNNI / AMX; else the groups
+stay f32) and at O2 (no fusion: f32 after dequantising) are compared in units
+of the output's quantisation step (the scale of the DequantizeLinear writing
+the output): PASS when both O3 runs are within --steps steps (default 4: a
+1-LSB rounding difference in an early layer can move later ones) and the
+forced run rewrote at least one node. Also prints the argmax agreement and
+fuse_qdq's change count.
 
 --bench: 1-thread latency medians (--iters runs, default 20) of vinci O2,
-vinci O3 and onnxruntime on the QDQ model, and onnxruntime on the f32 model.
+vinci O3 (this CPU's choice), vinci O3 int8 (forced) and onnxruntime on the
+QDQ model, and onnxruntime on the f32 model.
 
 Usage: .venv/bin/python scripts/check_qdq.py [--vinci build/vinci]
            [--models qdq_small,qdq_resnet18] [--models-dir build/models] [--bench]
@@ -121,21 +125,31 @@ def output_steps(path):
     return steps
 
 
-def vinci_run(args, path, feeds, level):
+def int8_env(mode):
+    """The environment with VINCI_QDQ_INT8 = mode ("1", "0"), or unset (None)."""
+    env = dict(os.environ)
+    env.pop("VINCI_QDQ_INT8", None)
+    if mode is not None:
+        env["VINCI_QDQ_INT8"] = mode
+    return env
+
+
+def vinci_run(args, path, feeds, level, int8=None):
     """Outputs of `vinci run -O<level>` and fuse_qdq's change count (vinci compile)."""
+    env = int8_env(int8)
     with tempfile.TemporaryDirectory(prefix="vinci_qdq_") as tmp:
         cmd = [args.vinci, "run", path, "--output-dir", tmp, f"-O{level}", "--no-specialise"]
         for k, v in feeds.items():
             f = os.path.join(tmp, f"in_{len(cmd)}.npy")
             np.save(f, v)
             cmd += ["--input", f"{k}={f}"]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
         if p.returncode != 0:
             raise RuntimeError(f"vinci run -O{level} exited {p.returncode}: {p.stderr.strip()}")
         outs = {f[:-4]: np.load(os.path.join(tmp, f)) for f in os.listdir(tmp)
                 if f.endswith(".npy") and not f.startswith("in_")}
     c = subprocess.run([args.vinci, "compile", path, f"-O{level}"], capture_output=True,
-                       text=True, timeout=args.timeout)
+                       text=True, timeout=args.timeout, env=env)
     fused = re.search(r"pass fuse_qdq\s+(\d+) change", c.stdout)
     return outs, int(fused.group(1)) if fused else 0
 
@@ -147,11 +161,11 @@ def check(name, args):
     refs = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
     steps = output_steps(path)
     status, notes = "PASS", []
-    for level in (3, 2):
-        outs, fused = vinci_run(args, path, feeds, level)
-        if level == 3 and fused == 0:
+    for label, level, int8 in (("O3 int8", 3, "1"), ("O3", 3, None), ("O2", 2, None)):
+        outs, fused = vinci_run(args, path, feeds, level, int8)
+        if int8 == "1" and fused == 0:
             status = "FAIL"
-        notes.append(f"O{level}: fuse_qdq {fused} rewrites")
+        notes.append(f"{label}: fuse_qdq {fused} rewrites")
         for oname, ref in refs.items():
             got = outs.get(re.sub(r"[^A-Za-z0-9_.-]", "_", oname))
             if got is None or got.shape != ref.shape:
@@ -171,8 +185,16 @@ def check(name, args):
 def bench(name, args):
     path = qdq_model(name, args.models_dir)
     f32 = f32_model(name, args.models_dir)
-    rows = [(f"vinci O{lv}", bench_models.vinci_bench(args, path, 1, opt_level=lv))
-            for lv in (2, 3)]
+    rows = []
+    for label, level, int8 in (("vinci O2", 2, None), ("vinci O3", 3, None),
+                               ("O3 int8", 3, "1")):
+        saved = os.environ.pop("VINCI_QDQ_INT8", None)
+        if int8 is not None:
+            os.environ["VINCI_QDQ_INT8"] = int8
+        rows.append((label, bench_models.vinci_bench(args, path, 1, opt_level=level)))
+        os.environ.pop("VINCI_QDQ_INT8", None)
+        if saved is not None:
+            os.environ["VINCI_QDQ_INT8"] = saved
     rows.append(("ort qdq", bench_models.ort_bench(args, path, 1)))
     rows.append(("ort f32", bench_models.ort_bench(args, f32, 1)))
     base = rows[0][1].get("median")

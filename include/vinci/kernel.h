@@ -513,6 +513,13 @@ typedef struct vn_cube_shape {
 /* The micro-panel shape of the active ISA for operands of `dtype` (VN_F32,
  * VN_BF16, VN_U8 / VN_I8); {0,0,0} for another dtype. Fixed for the process. */
 vn_cube_shape vn_cube_shape_of(vn_dtype dtype);
+
+/* True when the active ISA multiplies int8 faster than f32: a native u8 x s8
+ * dot product (AVX-512 VNNI, AMX tiles). AVX2 has none that is exact (its
+ * int8 kernel widens to 16 bits and runs at about the f32 FMA rate) and
+ * AVX-512 without VNNI uses a generic loop, so the graph engine keeps QDQ
+ * groups in f32 there (pass_fuse_qdq.c). */
+bool vn_cube_int8_native(void);
 /* Elements of a packed A (m x k), packed B (k x n) and C tile (m x n). */
 int64_t vn_cube_a_elems(vn_dtype dtype, int64_t m, int64_t k);
 int64_t vn_cube_b_elems(vn_dtype dtype, int64_t k, int64_t n);

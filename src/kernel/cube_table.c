@@ -70,6 +70,12 @@ int vn_cube_kind_of(vn_dtype dtype)
     }
 }
 
+bool vn_cube_int8_native(void)
+{
+    return vn_isa_active() == VN_ISA_AVX512 &&
+           (vn_amx_usable() || vn_cpu_features_get()->avx512_vnni);
+}
+
 vn_cube_shape vn_cube_shape_of(vn_dtype dtype)
 {
     int kind = vn_cube_kind_of(dtype);

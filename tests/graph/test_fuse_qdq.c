@@ -14,6 +14,9 @@
  *     f32 output read elsewhere, f32 weights, a Relu over a zero point that
  *     is not the type's lowest value, a per-column zero point with two values
  *     (the int8 GEMM takes one).
+ *   - The int8 policy: these tests force the rewrite (VINCI_QDQ_INT8=1, as on
+ *     a CPU with VNNI); 0 keeps the group in f32, and by default the group
+ *     is rewritten exactly where vn_cube_int8_native() says int8 is faster.
  */
 #include "test_fuse_util.h"
 #include "graph/pass_fuse.h"
@@ -302,8 +305,37 @@ static void test_maxpool(void)
     check_pool(sy, "QuantizeLinear,DequantizeLinear,MaxPool,QuantizeLinear,DequantizeLinear");
 }
 
+/* The Conv group under VINCI_QDQ_INT8 = `mode` (NULL: unset, the CPU decides). */
+static void check_policy(const char *mode, bool fused)
+{
+    if (mode)
+        setenv("VINCI_QDQ_INT8", mode, 1);
+    else
+        unsetenv("VINCI_QDQ_INT8");
+    qdq_case c = {.bias = 1, .y_zero = 128};
+    vn_graph *gr = qdq_graph(&c);
+    char ops[256];
+    o3_ops(gr, ops, sizeof ops);
+    /* unfused, the f32 Conv goes on through O3's layout passes */
+    VT_CHECK(fused ? !strcmp(ops, "QuantizeLinear,QLinearConv,DequantizeLinear")
+                   : !strstr(ops, "QLinear") && strstr(ops, "Conv") != NULL,
+             "VINCI_QDQ_INT8=%s: O3 nodes %s, %s", mode ? mode : "(unset)", ops,
+             fused ? "want the QLinearConv" : "want the f32 Conv");
+    vn_graph_destroy(gr);
+    setenv("VINCI_QDQ_INT8", "1", 1);
+}
+
+static void test_int8_policy(void)
+{
+    check_policy("0", false);
+    check_policy("1", true);
+    check_policy(NULL, vn_cube_int8_native());
+}
+
 int main(void)
 {
+    setenv("VINCI_QDQ_INT8", "1", 1); /* the int8 rewrite, whatever the CPU */
+    VT_RUN(test_int8_policy);
     VT_RUN(test_conv);
     VT_RUN(test_conv_report);
     VT_RUN(test_matmul);
