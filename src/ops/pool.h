@@ -95,6 +95,10 @@ vn_status vn_pool_run_global(vn_device *device, const vn_pool_plan *p, const voi
 /* MaxPool on NC1HWC0 f32, 1-D or 2-D, without Indices: the direct kernel
  * (pool_direct.c), which vn_pool_run_windowed takes when this holds. */
 bool vn_pool_direct_ok(const vn_pool_plan *p);
+/* MaxPool on u8 / i8 NCHW without Indices, on the bytes (pool_bytes.c). */
+bool vn_pool_bytes_ok(const vn_pool_plan *p);
+vn_status vn_pool_run_bytes(vn_device *device, const vn_pool_plan *p, const void *x, void *y,
+                            vn_kernel_counters *counters);
 vn_status vn_pool_run_direct(vn_device *device, const vn_pool_plan *p, const float *x, float *y,
                              vn_kernel_counters *counters);
 

@@ -274,6 +274,7 @@ vn_status vn_pool_run_windowed(vn_device *device, const vn_pool_plan *p, const v
 {
     if (p->tiles == 0) return VN_OK;
     if (vn_pool_direct_ok(p)) return vn_pool_run_direct(device, p, x, y, counters);
+    if (!idx && vn_pool_bytes_ok(p)) return vn_pool_run_bytes(device, p, x, y, counters);
     const vn_pool_geom *g = &p->g;
     int64_t nin = p->planes * g->in[0] * g->in[1] * g->in[2] * p->lanes;
     int64_t nout = p->planes * g->out[0] * g->out[1] * g->out[2];

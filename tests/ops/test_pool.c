@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/onnx_build.h"
 #include "test_pool_ref.h"
+#include "vinci/graph.h"
 #include "vt.h"
 #include "vt_tensor.h"
 
@@ -257,6 +259,96 @@ static void test_int8(void)
         }
 }
 
+/* Case c's MaxPool as a one-node graph that names only Y, so the executor
+ * asks for no Indices (the byte kernel, pool_bytes.c; vn_op_run always
+ * passes every output); its output bytes into y. */
+static void run_graph_values(const pcase *c, vn_dtype dt, const void *x, void *y, int64_t ny)
+{
+    ob gr = {0}, attrs = {0};
+    const char *in[] = {"x", NULL}, *out[] = {"y", NULL};
+    ob_attr_ints(&attrs, "kernel_shape", c->k, c->nsp);
+    ob_attr_ints(&attrs, "strides", c->s, c->nsp);
+    ob_attr_ints(&attrs, "dilations", c->d, c->nsp);
+    ob_attr_ints(&attrs, "pads", c->pads, 2 * c->nsp);
+    ob_attr_int(&attrs, "ceil_mode", c->ceil_mode);
+    ob_node(&gr, "MaxPool", "pool", in, out, &attrs);
+    ob_str(&gr, 2, "pool");
+    vn_tensor_desc xd = x_desc(c, dt);
+    int elem = dt == VN_U8 ? OB_UINT8 : OB_INT8;
+    ob_value_info(&gr, 11, "x", elem, xd.rank, xd.dims, NULL);
+    ob_value_info(&gr, 12, "y", elem, -1, NULL, NULL);
+    ob bytes = ob_model(&gr, 17);
+    vn_graph *g = NULL;
+    vn_model *m = NULL;
+    vn_model_ctx *ctx = NULL;
+    VT_OK(vn_graph_load_onnx_bytes(bytes.p, bytes.n, "pool.onnx", NULL, &g));
+    ob_free(&bytes);
+    vn_compile_options o = {.opt_level = 1};
+    if (g) VT_OK(vn_model_compile(g, &o, &m));
+    if (m) VT_OK(vn_model_ctx_create(m, &ctx));
+    vn_named_tensor xin = {"x", {xd, (void *)x}};
+    vn_tensor yt = {0};
+    if (ctx && vn_model_run(m, ctx, &xin, 1, NULL, 0) == VN_OK &&
+        vn_model_ctx_output(ctx, "y", &yt) == VN_OK && vn_desc_numel(&yt.desc) == ny)
+        memcpy(y, yt.data, (size_t)ny);
+    else
+        VT_CHECK(false, "graph MaxPool did not run: %s", vn_last_error());
+    vn_model_ctx_destroy(ctx);
+    vn_model_destroy(m);
+    vn_graph_destroy(g);
+}
+
+/* u8 / i8 MaxPool without Indices (the byte kernel) against the reference,
+ * 1-D to 3-D with the random cases' dilations, pads and ceil mode, and a
+ * wide row. */
+static void check_values_only(const pcase *c, vn_dtype dt, uint64_t seed)
+{
+    vt_rng rng = {seed};
+    int64_t n = numel(c);
+    float *x = malloc((size_t)(n + 1) * sizeof *x);
+    uint8_t *xb = malloc((size_t)n + 1);
+    fill_x(&rng, x, n, false, dt);
+    for (int64_t i = 0; i < n; i++) {
+        vt_put(dt, xb, i, x[i]);
+        x[i] = (float)vt_get(dt, xb, i);
+    }
+    pref r;
+    ref_pool(c, x, &r);
+    int64_t ny = c->n * c->c * r.nout;
+    uint8_t *y = calloc((size_t)ny + 1, 1);
+    if (!r.empty) run_graph_values(c, dt, xb, y, ny);
+    int64_t bad = 0;
+    for (int64_t e = 0; !r.empty && e < ny; e++) bad += vt_get(dt, y, e) != r.y[e];
+    VT_CHECK(bad == 0,
+             "%s %dD in %lld,%lld,%lld k %lld,%lld,%lld s %lld d %lld ceil %d: %lld wrong",
+             vn_dtype_name(dt), c->nsp, (long long)c->in[0], (long long)c->in[1],
+             (long long)c->in[2], (long long)c->k[0], (long long)c->k[1], (long long)c->k[2],
+             (long long)c->s[0], (long long)c->d[0], c->ceil_mode, (long long)bad);
+    free(r.y);
+    free(r.idx);
+    free(x);
+    free(xb);
+    free(y);
+}
+
+static void test_int8_values_only(void)
+{
+    vt_rng r = {95};
+    static const vn_dtype dts[] = {VN_U8, VN_I8};
+    for (int t = 0; t < 2; t++)
+        for (int nsp = 1; nsp <= 3; nsp++)
+            for (int i = 0, ran = 0; i < 80 && ran < 10; i++) {
+                pcase c = random_case(&r, "MaxPool", nsp, 21);
+                if (c.auto_pad) continue; /* the graph gets explicit pads only */
+                check_values_only(&c, dts[t], 96 + (uint64_t)i);
+                ran++;
+            }
+    pcase wide = {"MaxPool",    2,    2, 3, {9, 300}, {3, 3}, {2, 2}, {1, 1},
+                  {1, 1, 1, 1}, NULL, 0, 0, 0,        2};
+    check_values_only(&wide, VN_U8, 97);
+    check_values_only(&wide, VN_I8, 98);
+}
+
 static void test_large_tiles(void)
 {
     /* several row tiles per plane, many planes over several blocks */
@@ -385,6 +477,7 @@ int main(void)
     VT_RUN(test_ceil_mode_drop);
     VT_RUN(test_f16);
     VT_RUN(test_int8);
+    VT_RUN(test_int8_values_only);
     VT_RUN(test_large_tiles);
     VT_RUN(test_global);
     VT_RUN(test_errors);
