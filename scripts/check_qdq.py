@@ -31,6 +31,7 @@ Usage: .venv/bin/python scripts/check_qdq.py [--vinci build/vinci]
            [--models qdq_small,qdq_resnet18] [--models-dir build/models] [--bench]
 """
 import argparse
+import contextlib
 import os
 import re
 import subprocess
@@ -125,31 +126,36 @@ def output_steps(path):
     return steps
 
 
-def int8_env(mode):
-    """The environment with VINCI_QDQ_INT8 = mode ("1", "0"), or unset (None)."""
-    env = dict(os.environ)
-    env.pop("VINCI_QDQ_INT8", None)
+@contextlib.contextmanager
+def int8_mode(mode):
+    """VINCI_QDQ_INT8 = mode ("1", "0") or unset (None) for the vinci runs
+    inside (they inherit os.environ); the caller's value is put back after."""
+    saved = os.environ.pop("VINCI_QDQ_INT8", None)
     if mode is not None:
-        env["VINCI_QDQ_INT8"] = mode
-    return env
+        os.environ["VINCI_QDQ_INT8"] = mode
+    try:
+        yield
+    finally:
+        os.environ.pop("VINCI_QDQ_INT8", None)
+        if saved is not None:
+            os.environ["VINCI_QDQ_INT8"] = saved
 
 
-def vinci_run(args, path, feeds, level, int8=None):
+def vinci_run(args, path, feeds, level):
     """Outputs of `vinci run -O<level>` and fuse_qdq's change count (vinci compile)."""
-    env = int8_env(int8)
     with tempfile.TemporaryDirectory(prefix="vinci_qdq_") as tmp:
         cmd = [args.vinci, "run", path, "--output-dir", tmp, f"-O{level}", "--no-specialise"]
         for k, v in feeds.items():
             f = os.path.join(tmp, f"in_{len(cmd)}.npy")
             np.save(f, v)
             cmd += ["--input", f"{k}={f}"]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=env)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
         if p.returncode != 0:
             raise RuntimeError(f"vinci run -O{level} exited {p.returncode}: {p.stderr.strip()}")
         outs = {f[:-4]: np.load(os.path.join(tmp, f)) for f in os.listdir(tmp)
                 if f.endswith(".npy") and not f.startswith("in_")}
     c = subprocess.run([args.vinci, "compile", path, f"-O{level}"], capture_output=True,
-                       text=True, timeout=args.timeout, env=env)
+                       text=True, timeout=args.timeout)
     fused = re.search(r"pass fuse_qdq\s+(\d+) change", c.stdout)
     return outs, int(fused.group(1)) if fused else 0
 
@@ -162,7 +168,8 @@ def check(name, args):
     steps = output_steps(path)
     status, notes = "PASS", []
     for label, level, int8 in (("O3 int8", 3, "1"), ("O3", 3, None), ("O2", 2, None)):
-        outs, fused = vinci_run(args, path, feeds, level, int8)
+        with int8_mode(int8):
+            outs, fused = vinci_run(args, path, feeds, level)
         if int8 == "1" and fused == 0:
             status = "FAIL"
         notes.append(f"{label}: fuse_qdq {fused} rewrites")
@@ -188,13 +195,8 @@ def bench(name, args):
     rows = []
     for label, level, int8 in (("vinci O2", 2, None), ("vinci O3", 3, None),
                                ("O3 int8", 3, "1")):
-        saved = os.environ.pop("VINCI_QDQ_INT8", None)
-        if int8 is not None:
-            os.environ["VINCI_QDQ_INT8"] = int8
-        rows.append((label, bench_models.vinci_bench(args, path, 1, opt_level=level)))
-        os.environ.pop("VINCI_QDQ_INT8", None)
-        if saved is not None:
-            os.environ["VINCI_QDQ_INT8"] = saved
+        with int8_mode(int8):
+            rows.append((label, bench_models.vinci_bench(args, path, 1, opt_level=level)))
     rows.append(("ort qdq", bench_models.ort_bench(args, path, 1)))
     rows.append(("ort f32", bench_models.ort_bench(args, f32, 1)))
     base = rows[0][1].get("median")

@@ -277,10 +277,7 @@ static void panel_widened(const vn_cube_table *t, const uint16_t *a, int64_t lda
     for (int64_t k0 = 0; k0 < kp; k0 += step) {
         int64_t kl = kp - k0 < step ? kp - k0 : step;
         for (int64_t r = 0; r < s.mr; r++)
-            for (int64_t k = 0; k < kl; k++) {
-                uint32_t u = (uint32_t)a[r * lda + k0 + k] << 16;
-                memcpy(&wa[r * kl + k], &u, 4);
-            }
+            vn_bf16_to_f32_array(a + r * lda + k0, wa + r * kl, (size_t)kl);
         for (int64_t q = 0; q < np; q++) {
             const uint16_t *bp = (const uint16_t *)b + q * bstep + k0 / s.kp * bld;
             const char *pf = NULL;

@@ -58,14 +58,17 @@ static void out_row(const bytes_args *a, const uint8_t *xp, uint8_t *yrow, int64
                 row_max(v, xp + (id * g->in[1] + ih) * g->in[2], a->flip, g->in[2]);
         }
     }
-    for (int64_t ow = 0; ow < g->out[2]; ow++) {
-        uint8_t m = 0;
-        for (int64_t kw = 0; kw < g->k[2]; kw++) {
-            int64_t iw = ow * g->s[2] - g->pb[2] + kw * g->d[2];
-            if (iw >= 0 && iw < g->in[2] && v[iw] > m) m = v[iw];
+    /* the W taps, tap outer over the outputs whose tap lies in the row
+     * (the plan's ow_lo / ow_hi, as the windowed kernel's pass) */
+    memset(yrow, 0, (size_t)g->out[2]);
+    for (int64_t t = 0; t < g->k[2]; t++) {
+        int64_t off = t * g->d[2] - g->pb[2];
+        for (int64_t ow = a->p->ow_lo[t]; ow < a->p->ow_hi[t]; ow++) {
+            uint8_t b = v[ow * g->s[2] + off];
+            yrow[ow] = b > yrow[ow] ? b : yrow[ow];
         }
-        yrow[ow] = m ^ a->flip;
     }
+    for (int64_t ow = 0; a->flip && ow < g->out[2]; ow++) yrow[ow] ^= a->flip;
 }
 
 static void bytes_kernel(vn_core *core, const void *args)
