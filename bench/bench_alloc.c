@@ -11,6 +11,10 @@
  * glibc's malloc is itself a caching allocator below its mmap threshold (which
  * adapts up to 32 MiB), so the gap shows at the 64 MiB row and against the
  * 64-byte aligned peer.
+ * Column "2 calls": the same loop calling a trivial libvinci function
+ * (vn_status_name) in place of alloc and free: the floor of any allocator
+ * behind a shared library's call boundary, so "x malloc" cannot exceed
+ * malloc ns / that floor (printed as "bound").
  *
  *   bench_alloc [reps]    (default 31 repetitions)
  */
@@ -20,7 +24,7 @@
 
 static void *volatile sink; /* keeps the compiler from removing malloc/free pairs */
 
-typedef enum { PEER_VINCI, PEER_MALLOC, PEER_MEMALIGN, PEER_COUNT } peer;
+typedef enum { PEER_VINCI, PEER_MALLOC, PEER_MEMALIGN, PEER_CALLS, PEER_COUNT } peer;
 
 static void *peer_alloc(peer k, size_t n)
 {
@@ -29,6 +33,8 @@ static void *peer_alloc(peer k, size_t n)
         if (vn_mem_alloc(NULL, NULL, n, &p) != VN_OK) return NULL;
     } else if (k == PEER_MALLOC) {
         p = malloc(n);
+    } else if (k == PEER_CALLS) {
+        p = (void *)vn_status_name(VN_OK); /* a non-NULL pointer nobody writes */
     } else if (posix_memalign(&p, 64, n) != 0) {
         p = NULL;
     }
@@ -39,6 +45,8 @@ static void peer_free(peer k, void *p)
 {
     if (k == PEER_VINCI)
         vn_mem_free(p);
+    else if (k == PEER_CALLS)
+        sink = (void *)vn_status_name(VN_ERR_INTERNAL);
     else
         free(p);
 }
@@ -69,11 +77,12 @@ static double pair_ns(peer k, size_t n, int reps, bool touch)
 
 static void table(const size_t *sizes, int n_sizes, int reps, bool touch)
 {
-    printf("%-9s %10s %10s %10s %10s %10s\n", "size", "vn_mem ns", "malloc ns", "memalign",
-           "x malloc", "x memalign");
+    printf("%-9s %10s %10s %10s %10s %10s %10s %10s\n", "size", "vn_mem ns", "malloc ns",
+           "memalign", "x malloc", "x memalign", "2 calls", "bound");
     for (int i = 0; i < n_sizes; i++) {
         double t[PEER_COUNT];
-        for (int k = 0; k < PEER_COUNT; k++) t[k] = pair_ns((peer)k, sizes[i], reps, touch);
+        for (int k = 0; k < PEER_COUNT; k++)
+            t[k] = k == PEER_CALLS && touch ? -1.0 : pair_ns((peer)k, sizes[i], reps, touch);
         char label[32];
         if (sizes[i] >= (1u << 20))
             snprintf(label, sizeof label, "%zu MiB", sizes[i] >> 20);
@@ -81,8 +90,11 @@ static void table(const size_t *sizes, int n_sizes, int reps, bool touch)
             snprintf(label, sizeof label, "%zu KiB", sizes[i] >> 10);
         else
             snprintf(label, sizeof label, "%zu B", sizes[i]);
-        printf("%-9s %10.1f %10.1f %10.1f %9.1fx %9.1fx\n", label, t[PEER_VINCI], t[PEER_MALLOC],
+        printf("%-9s %10.1f %10.1f %10.1f %9.1fx %9.1fx", label, t[PEER_VINCI], t[PEER_MALLOC],
                t[PEER_MEMALIGN], t[PEER_MALLOC] / t[PEER_VINCI], t[PEER_MEMALIGN] / t[PEER_VINCI]);
+        if (t[PEER_CALLS] > 0)
+            printf(" %10.1f %9.1fx", t[PEER_CALLS], t[PEER_MALLOC] / t[PEER_CALLS]);
+        printf("\n");
     }
 }
 
