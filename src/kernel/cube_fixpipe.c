@@ -218,8 +218,9 @@ static bool affine_stage(const vn_fixpipe *fp, const float *v, float *f, float *
 }
 
 void vn_fixpipe_row(const vn_fixpipe *fp, vn_dtype acc_dtype, void *v, int64_t i, int64_t j0,
-                    int64_t n, vn_mat dst, float *tmp)
+                    int64_t n, const vn_mat *dst_, float *tmp)
 {
+    const vn_mat dst = *dst_;
     float *w = tmp, *f = tmp + VN_FIXPIPE_CHUNK;
     if (fp->partial.gm.data) add_partial(fp->partial, acc_dtype, v, i, j0, n, w);
     if (fp->raw) {
@@ -394,7 +395,7 @@ void vn_cube_fixpipe_(vn_core *core, vn_mat dst, vn_local src, int64_t m, int64_
             uint8_t *at = (uint8_t *)src.data + (size_t)(i * ldc + j0) * 4;
             /* else a copy, so that L0C stays as mmad left it */
             if (!read_only) memcpy(rowp, at, (size_t)w * 4);
-            vn_fixpipe_row(fp, src.dtype, read_only ? (void *)at : rowp, i, j0, w, dst, tmp);
+            vn_fixpipe_row(fp, src.dtype, read_only ? (void *)at : rowp, i, j0, w, &dst, tmp);
         }
     core->counters.bytes_out += m * n * (int64_t)vn_dtype_size(dst.gm.dtype);
 }

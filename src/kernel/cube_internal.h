@@ -102,9 +102,11 @@ void vn_cube_pack_b(vn_cube_shape s, vn_dtype dst_dtype, void *dst, vn_dtype src
 /* Fixpipe of one row piece (cube_fixpipe.c): v[0..n) are the accumulators of
  * tile row i, columns j0..j0+n (f32 or i32 by acc_dtype); writes them through
  * the epilogue to dst(i, j0 + j). `tmp` has room for 2*n floats; n <=
- * VN_FIXPIPE_CHUNK. v is clobbered. */
+ * VN_FIXPIPE_CHUNK. v is clobbered. dst by pointer: called once per row piece,
+ * a by-value copy of the matrix was rebuilt on the stack for every call (and
+ * its piecewise stores read back whole stalled store forwarding). */
 void vn_fixpipe_row(const vn_fixpipe *fp, vn_dtype acc_dtype, void *v, int64_t i, int64_t j0,
-                    int64_t n, vn_mat dst, float *tmp);
+                    int64_t n, const vn_mat *dst, float *tmp);
 
 #define VN_CUBE_MAX_MR 32
 #define VN_CUBE_MAX_NR 64

@@ -229,7 +229,7 @@ static void gemv_tile(vn_core *core, const vn_gemm_kargs *g, int64_t block, vn_l
     float tmp[2 * VN_FIXPIPE_CHUNK];
     for (int64_t j = 0; j < t.nl; j += VN_FIXPIPE_CHUNK) {
         int64_t w = min64(VN_FIXPIPE_CHUNK, t.nl - j);
-        vn_fixpipe_row(&fp, VN_F32, c + j, 0, j, w, out, tmp);
+        vn_fixpipe_row(&fp, VN_F32, c + j, 0, j, w, &out, tmp);
     }
     core->counters.bytes_out += t.nl * (int64_t)vn_dtype_size(d->c_dtype);
 }

@@ -79,7 +79,7 @@ static void check_case(const row_case *c)
                            : vn_mat_make(vn_gm_make(dst32, VN_F32, 2 * N), 0, 2 * N, c->dst + 1);
     float v[N];
     memcpy(v, acc, sizeof v);
-    vn_fixpipe_row(&fp, VN_F32, v, 0, 0, N, d, tmp);
+    vn_fixpipe_row(&fp, VN_F32, v, 0, 0, N, &d, tmp);
     float want_row[N];
     for (int j = 0; j < N; j++)
         want_row[j] = expect(c, acc[j], c->row_bias ? row_bias : bias[j],
