@@ -249,14 +249,26 @@ static vn_ukr_fn panel_kernel(const vn_cube_table *t, int kind, int64_t rows, in
     return t->ukr[kind];
 }
 
+/* The kernel of the micro-panel with `left` rows still to go, and the rows it
+ * covers: panel_kernel's, except that a full panel plus 2 rows (left = 8
+ * with AVX2's 6-row kernels: M = 128, every BERT-shaped product) run as two
+ * 4-row panels, which read no row past M and cost 8/12 of a 6-row panel
+ * each pair instead of the 2-row panel's full one. */
+static vn_ukr_fn next_panel(const vn_cube_table *t, int kind, int64_t left, int64_t *height)
+{
+    if (t->ukr_le4[kind] && left > t->shape[kind].mr && left == 8)
+        return *height = 4, t->ukr_le4[kind];
+    return panel_kernel(t, kind, left, height);
+}
+
 int64_t vn_cube_rows_read(vn_dtype a_dtype, int64_t m)
 {
     int kind = vn_cube_kind_of(a_dtype);
     if (kind < 0 || m <= 0) return 0;
     const vn_cube_table *t = vn_cube_table_get();
-    int64_t mr = t->shape[kind].mr, full = m / mr * mr, height = 0;
-    if (m > full) panel_kernel(t, kind, m - full, &height);
-    return full + height;
+    int64_t r = 0, height;
+    for (; r < m; r += height) next_panel(t, kind, m - r, &height);
+    return r;
 }
 
 /* A k chunk of a widened A micro-panel: 16 KiB on the stack. */
@@ -309,16 +321,17 @@ static void mmad_rows(vn_local c, const void *a, vn_dtype a_dtype, int64_t lda, 
      * operand) stay in the L1 data cache while the B micro-panels stream past
      * them from L2; that lets the K chunk be about twice as long as with B
      * resident, halving the passes of partial sums through C. */
-    for (int64_t p = 0; p < mp; p++) {
+    int64_t height;
+    for (int64_t r0 = 0; r0 < m; r0 += height) {
         if (kind == VN_CUBE_BF16 && t->ukr_bf16_wide) {
-            panel_widened(t, (const uint16_t *)a + p * s.mr * lda, lda, b, bstep, bld, kp, np,
-                          (float *)c.data + p * s.mr * ldc, ldc, init);
+            panel_widened(t, (const uint16_t *)a + r0 * lda, lda, b, bstep, bld, kp, np,
+                          (float *)c.data + r0 * ldc, ldc, init);
+            height = s.mr;
             continue;
         }
-        int64_t height;
-        vn_ukr_fn ukr = panel_kernel(t, kind, m - p * s.mr, &height);
-        const uint8_t *ap = (const uint8_t *)a + (size_t)(p * s.mr * lda) * es;
-        uint8_t *cp = (uint8_t *)c.data + (size_t)(p * s.mr * ldc) * 4;
+        vn_ukr_fn ukr = next_panel(t, kind, m - r0, &height);
+        const uint8_t *ap = (const uint8_t *)a + (size_t)(r0 * lda) * es;
+        uint8_t *cp = (uint8_t *)c.data + (size_t)(r0 * ldc) * 4;
         for (int64_t q = 0; q < np; q++) {
             const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
             const char *pf = NULL;

@@ -13,29 +13,22 @@
 
 CUBE_GENERIC_ENTRIES(6, 16)
 
-/* The f32 kernels' 6 x 16 C tile in c00 .. c51 (row r, columns 8h..8h+7 in
+/* Row r of an f32 C tile of 16 columns in cr0, cr1 (columns 8h..8h+7 in
  * crh): loaded from C (acc) or zero, and stored back. */
+#define F32_ROW_LOAD(r)                                                                            \
+    c##r##0 = acc ? _mm256_loadu_ps(c + (r)*ldc) : _mm256_setzero_ps();                            \
+    c##r##1 = acc ? _mm256_loadu_ps(c + (r)*ldc + 8) : _mm256_setzero_ps();
+#define F32_ROW_STORE(r)                                                                           \
+    _mm256_storeu_ps(c + (r)*ldc, c##r##0), _mm256_storeu_ps(c + (r)*ldc + 8, c##r##1);
+
+/* The f32 kernels' 6 x 16 C tile in c00 .. c51. */
 #define F32_TILE_LOAD                                                                              \
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;                             \
-    if (acc) {                                                                                     \
-        c00 = _mm256_loadu_ps(c), c01 = _mm256_loadu_ps(c + 8);                                    \
-        c10 = _mm256_loadu_ps(c + ldc), c11 = _mm256_loadu_ps(c + ldc + 8);                        \
-        c20 = _mm256_loadu_ps(c + 2 * ldc), c21 = _mm256_loadu_ps(c + 2 * ldc + 8);                \
-        c30 = _mm256_loadu_ps(c + 3 * ldc), c31 = _mm256_loadu_ps(c + 3 * ldc + 8);                \
-        c40 = _mm256_loadu_ps(c + 4 * ldc), c41 = _mm256_loadu_ps(c + 4 * ldc + 8);                \
-        c50 = _mm256_loadu_ps(c + 5 * ldc), c51 = _mm256_loadu_ps(c + 5 * ldc + 8);                \
-    } else {                                                                                       \
-        c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 =                    \
-            _mm256_setzero_ps();                                                                   \
-    }
+    F32_ROW_LOAD(0) F32_ROW_LOAD(1) F32_ROW_LOAD(2) F32_ROW_LOAD(3) F32_ROW_LOAD(4) F32_ROW_LOAD(5)
 
 #define F32_TILE_STORE                                                                             \
-    _mm256_storeu_ps(c, c00), _mm256_storeu_ps(c + 8, c01);                                        \
-    _mm256_storeu_ps(c + ldc, c10), _mm256_storeu_ps(c + ldc + 8, c11);                            \
-    _mm256_storeu_ps(c + 2 * ldc, c20), _mm256_storeu_ps(c + 2 * ldc + 8, c21);                    \
-    _mm256_storeu_ps(c + 3 * ldc, c30), _mm256_storeu_ps(c + 3 * ldc + 8, c31);                    \
-    _mm256_storeu_ps(c + 4 * ldc, c40), _mm256_storeu_ps(c + 4 * ldc + 8, c41);                    \
-    _mm256_storeu_ps(c + 5 * ldc, c50), _mm256_storeu_ps(c + 5 * ldc + 8, c51);
+    F32_ROW_STORE(0)                                                                               \
+    F32_ROW_STORE(1) F32_ROW_STORE(2) F32_ROW_STORE(3) F32_ROW_STORE(4) F32_ROW_STORE(5)
 
 /* Row r's products with the B vectors b0, b1 of this k: A's value q floats
  * past the k's first (0 for f32; 0, 1 for a widened bf16 pair). */
@@ -59,6 +52,28 @@ static void ukr_f32_6x16(int64_t kg, const void *a_, int64_t lda, const void *b_
         ROW_AT(0, 0) ROW_AT(1, 0) ROW_AT(2, 0) ROW_AT(3, 0) ROW_AT(4, 0) ROW_AT(5, 0);
     }
     F32_TILE_STORE
+}
+
+/* C tile 4 x 16 += A (4 rows) * B panel: a short last panel (ukr_le4). M =
+ * 128, the rows of every BERT-shaped product, is 20 panels of 6 and 8 rows
+ * that run as two of these (mmad_rows) rather than a 6-row panel with 2
+ * rows: its 8 chains still keep both FMA pipes busy, and no row past M is
+ * read, so A stays in place. */
+static void ukr_f32_4x16(int64_t kg, const void *a_, int64_t lda, const void *b_, int64_t ldb,
+                         void *c_, int64_t ldc, int acc, const char *pf, int64_t npf)
+{
+    const float *a0 = a_, *a3 = a0 + 3 * lda, *b = b_;
+    float *c = c_;
+    __m256 c00, c01, c10, c11, c20, c21, c30, c31;
+    F32_ROW_LOAD(0)
+    F32_ROW_LOAD(1) F32_ROW_LOAD(2)
+        F32_ROW_LOAD(3) for (int64_t k = 0; k < kg; k++, a0++, a3++, b += ldb)
+    {
+        if (k < npf) _mm_prefetch(pf + 64 * k, _MM_HINT_T1); /* the next tile, to L2 */
+        __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+        ROW_AT(0, 0) ROW_AT(1, 0) ROW_AT(2, 0) ROW_AT(3, 0);
+    }
+    F32_ROW_STORE(0) F32_ROW_STORE(1) F32_ROW_STORE(2) F32_ROW_STORE(3)
 }
 
 /* ---- bf16 ---------------------------------------------------------------------
@@ -153,6 +168,7 @@ const vn_cube_table vn_cube_table_avx2 = {
     .isa = VN_ISA_AVX2,
     .shape = {{6, 16, 1}, {6, 16, 2}, {6, 16, 4}},
     .ukr = {ukr_f32_6x16, cube_gen_bf16_6x16, ukr_i8_6x16},
+    .ukr_le4 = {ukr_f32_4x16, NULL, NULL},
     .ukr_bf16_wide = ukr_bf16_wide_6x16,
     .gemv_rows = cube_gemv_rows,
     .gemv_panels = cube_gemv_panels,
