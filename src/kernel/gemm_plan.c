@@ -200,6 +200,18 @@ static void choose_b_direct(vn_gemm_plan *p)
     p->a_direct = d->compute == VN_F32 && p->a_cs == 1;
 }
 
+/* A row tile runs in groups of mc rows, one mmad each. A last group of
+ * fewer than MR rows costs a whole micro-panel per row and reads A past the
+ * tile (so it is packed, not read in place): M = 128 with mc 18 ended in 2.
+ * A smaller mc that leaves at least MR rows for the last group costs only
+ * more mmad calls (the B block is re-read per micro-panel either way); with
+ * 6-row kernels a last group of 8 runs as two 4-row panels (cube.c). */
+static void avoid_short_group(vn_gemm_plan *p)
+{
+    int64_t rows = p->d.M < p->mb ? p->d.M : p->mb, mr = p->s.mr;
+    while (p->mc > mr && rows > p->mc && rows % p->mc != 0 && rows % p->mc < mr) p->mc -= mr;
+}
+
 /* kc: the A micro-panel (MR x kc) takes about half the L1 data cache (the
  * micro-kernel keeps it there while B micro-panels stream from L2), three
  * quarters when B comes pre-packed (its panels are contiguous, 128 bytes per
@@ -252,6 +264,7 @@ static vn_status choose_tiling(vn_gemm_plan *p)
         mt_min = cdiv(p->d.M > 0 ? p->d.M : 1, mb_max > s.mr ? mb_max : s.mr);
     }
     choose_grid(p, vn_device_num_workers(p->device), mt_min);
+    avoid_short_group(p);
     choose_b_direct(p);
     return VN_OK;
 }
