@@ -219,9 +219,9 @@ static void causal_cut(const fa_block *k, float *row, int64_t r, int64_t j0, int
     for (int64_t j = first < 0 ? 0 : first; j < n; j++) row[j] = -INFINITY;
 }
 
-/* Cube: scores of key tile [j0, j0 + n) into k->s (pitch np), scaled and masked. */
-static void scores(vn_core *c, const fa_args *a, const fa_block *k, int64_t j0, int64_t n,
-                   int64_t np)
+/* Cube: scores of key tile [j0, j0 + n) into the workspace (pitch np), scaled and masked. */
+static void scores_ws(vn_core *c, const fa_args *a, const fa_block *k, int64_t j0, int64_t n,
+                      int64_t np)
 {
     const fa_plan *p = a->p;
     int64_t hk = p->H * p->D;
@@ -235,6 +235,13 @@ static void scores(vn_core *c, const fa_args *a, const fa_block *k, int64_t j0, 
                                   ms[2], ms[3]);
     }
     vn_cube_fixpipe(c, vn_mat_make(k->ws_s, 0, np, 1), k->sc, k->rows, n, &fp);
+}
+
+/* The same scores in k->s, for the vector unit. */
+static void scores(vn_core *c, const fa_args *a, const fa_block *k, int64_t j0, int64_t n,
+                   int64_t np)
+{
+    scores_ws(c, a, k, j0, n, np);
     vn_copy_in(c, k->s, k->ws_s, 0, k->rows * np);
 }
 
@@ -291,20 +298,32 @@ static void store(vn_core *c, const fa_args *a, const fa_block *k)
 }
 
 /* All keys in one tile: a plain softmax of each row, and P V goes straight to
- * Y through the fixpipe. */
+ * Y through the fixpipe. Without the causal cut the softmax runs on the
+ * scores where the fixpipe left them (the workspace slice, in L2), and V is
+ * read in place when its head is whole micro-panels wide: P is the only
+ * operand copied. */
 static void one_tile(vn_core *c, const fa_args *a, const fa_block *k, int64_t n)
 {
     const fa_plan *p = a->p;
     int64_t np = vn_ops_round_up(n, 8), hv = p->H * p->Dv;
-    scores(c, a, k, 0, n, np);
-    for (int64_t r = 0; p->causal && r < k->rows; r++)
-        causal_cut(k, vn_ptr(float, vn_local_at(c, k->s, r * np)), r, 0, n);
-    vn_softmax_rows(c, k->s, k->s, k->rows, n, np, false);
-    vn_copy_out(c, k->ws_s, 0, k->s, k->rows * np);
+    if (p->causal) { /* the cut writes the rows: they come into UB */
+        scores(c, a, k, 0, n, np);
+        for (int64_t r = 0; r < k->rows; r++)
+            causal_cut(k, vn_ptr(float, vn_local_at(c, k->s, r * np)), r, 0, n);
+        vn_softmax_rows(c, k->s, k->s, k->rows, n, np, false);
+        vn_copy_out(c, k->ws_s, 0, k->s, k->rows * np);
+    } else {
+        scores_ws(c, a, k, 0, n, np);
+        vn_softmax_rows_gm(c, k->ws_s, 0, k->ws_s, 0, k->s, k->rows, n, np, false);
+    }
     vn_cube_load_a(c, k->pa, vn_mat_make(k->ws_s, 0, np, 1), k->rows, n);
     vn_mat vt = vn_mat_make(a->v, k->b * p->T * hv + k->h * p->Dv, hv, 1);
-    vn_cube_load_b(c, k->vb, vt, n, p->Dv);
-    vn_cube_mmad(c, k->oc, k->pa, k->vb, k->rows, p->Dv, n, true);
+    if (p->Dv % vn_cube_shape_of(VN_F32).nr == 0) {
+        vn_cube_mmad_gm(c, k->oc, k->pa, vt, k->rows, p->Dv, n, true);
+    } else {
+        vn_cube_load_b(c, k->vb, vt, n, p->Dv);
+        vn_cube_mmad(c, k->oc, k->pa, k->vb, k->rows, p->Dv, n, true);
+    }
     vn_mat y = vn_mat_make(a->y, (k->b * p->S + k->i0) * hv + k->h * p->Dv, hv, 1);
     vn_cube_fixpipe(c, y, k->oc, k->rows, p->Dv, NULL);
 }
