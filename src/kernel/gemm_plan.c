@@ -180,20 +180,27 @@ static void choose_grid(vn_gemm_plan *p, int32_t workers, int64_t mt_min)
     p->block_dim = (int32_t)min64(d->batch * p->nt * p->mt, 65535);
 }
 
-/* A row tile of at most this many rows reads an f32 B in place. */
+/* A row tile of at most this many rows reads an f32 B in place, with
+ * micro-panels at least B_DIRECT_MIN_NR wide. */
 #define B_DIRECT_MAX_ROWS 256
+#define B_DIRECT_MIN_NR   32
 
 /* Read a row-major f32 B in place when the row tiles are short: each B
  * element then feeds at most B_DIRECT_MAX_ROWS / MR micro-panels, so packing
  * it into L1 (about a quarter of a cycle per element) would cost several %
  * of the mmad (mb / 32 cycles per element), while the micro-kernel's own
  * prefetch reads the rows from L2 or L3 as fast as panels. Whole panels
- * only (N a multiple of NR). */
+ * only (N a multiple of NR). Not for 16-wide panels (AVX2): each k step
+ * then reads one line of B's row, a row stride apart (4 KiB and up for
+ * wide B), for only 12 FMAs, and the misses of those far-apart rows cost
+ * more than the copy: on a Zen 3, 1 thread, unpacked B, in place / packed:
+ * 128x768x768 42 / 77 GFLOP/s, 128x3072x768 33 / 77, 128x256x256 75-78 /
+ * 84-85, 256^3 86-89 / 75-87. */
 static void choose_b_direct(vn_gemm_plan *p)
 {
     const vn_gemm_desc *d = &p->d;
-    p->b_direct =
-        d->compute == VN_F32 && p->b_cs == 1 && d->N % p->s.nr == 0 && p->mb <= B_DIRECT_MAX_ROWS;
+    p->b_direct = d->compute == VN_F32 && p->b_cs == 1 && d->N % p->s.nr == 0 &&
+                  p->mb <= B_DIRECT_MAX_ROWS && p->s.nr >= B_DIRECT_MIN_NR;
     /* A row-major f32 A already is the L0A block (rows a_rs apart): loading
      * it would only copy it, once per column tile (3 % of a 128 x 3072 x 768
      * product). */
