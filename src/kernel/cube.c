@@ -250,13 +250,15 @@ static vn_ukr_fn panel_kernel(const vn_cube_table *t, int kind, int64_t rows, in
 }
 
 /* The kernel of the micro-panel with `left` rows still to go, and the rows it
- * covers: panel_kernel's, except that a full panel plus 2 rows (left = 8
- * with AVX2's 6-row kernels: M = 128, every BERT-shaped product) run as two
- * 4-row panels: together 8/6 of a 6-row panel's time instead of 1 + 4/6 for
- * a 6-row panel and a 4-row one on 2 rows, and no row past M is read. */
+ * covers: panel_kernel's, except where the last full panel and a remainder of
+ * fewer than 4 rows together make whole 4-row panels (AVX2's 6-row kernels
+ * and M = 128, every BERT-shaped product: 6 + 2 = 4 + 4). Those run as 4-row
+ * panels, 8/6 of a 6-row panel's time instead of 1 + 4/6, reading no row
+ * past M. */
 static vn_ukr_fn next_panel(const vn_cube_table *t, int kind, int64_t left, int64_t *height)
 {
-    if (t->ukr_le4[kind] && left > t->shape[kind].mr && left == 8)
+    int64_t mr = t->shape[kind].mr;
+    if (t->ukr_le4[kind] && left > mr && left < mr + 4 && left % 4 == 0)
         return *height = 4, t->ukr_le4[kind];
     return panel_kernel(t, kind, left, height);
 }

@@ -21,14 +21,17 @@ CUBE_GENERIC_ENTRIES(6, 16)
 #define F32_ROW_STORE(r)                                                                           \
     _mm256_storeu_ps(c + (r)*ldc, c##r##0), _mm256_storeu_ps(c + (r)*ldc + 8, c##r##1);
 
-/* The f32 kernels' 6 x 16 C tile in c00 .. c51. */
+/* The f32 kernels' C tiles: 6 x 16 in c00 .. c51, 4 x 16 in c00 .. c31. */
 #define F32_TILE_LOAD                                                                              \
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;                             \
     F32_ROW_LOAD(0) F32_ROW_LOAD(1) F32_ROW_LOAD(2) F32_ROW_LOAD(3) F32_ROW_LOAD(4) F32_ROW_LOAD(5)
-
 #define F32_TILE_STORE                                                                             \
     F32_ROW_STORE(0)                                                                               \
     F32_ROW_STORE(1) F32_ROW_STORE(2) F32_ROW_STORE(3) F32_ROW_STORE(4) F32_ROW_STORE(5)
+#define F32_TILE4_LOAD                                                                             \
+    __m256 c00, c01, c10, c11, c20, c21, c30, c31;                                                 \
+    F32_ROW_LOAD(0) F32_ROW_LOAD(1) F32_ROW_LOAD(2) F32_ROW_LOAD(3)
+#define F32_TILE4_STORE F32_ROW_STORE(0) F32_ROW_STORE(1) F32_ROW_STORE(2) F32_ROW_STORE(3)
 
 /* Row r's products with the B vectors b0, b1 of this k: A's value q floats
  * past the k's first (0 for f32; 0, 1 for a widened bf16 pair). */
@@ -64,16 +67,13 @@ static void ukr_f32_4x16(int64_t kg, const void *a_, int64_t lda, const void *b_
 {
     const float *a0 = a_, *a3 = a0 + 3 * lda, *b = b_;
     float *c = c_;
-    __m256 c00, c01, c10, c11, c20, c21, c30, c31;
-    F32_ROW_LOAD(0)
-    F32_ROW_LOAD(1) F32_ROW_LOAD(2)
-        F32_ROW_LOAD(3) for (int64_t k = 0; k < kg; k++, a0++, a3++, b += ldb)
-    {
+    F32_TILE4_LOAD
+    for (int64_t k = 0; k < kg; k++, a0++, a3++, b += ldb) {
         if (k < npf) _mm_prefetch(pf + 64 * k, _MM_HINT_T1); /* the next tile, to L2 */
         __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
         ROW_AT(0, 0) ROW_AT(1, 0) ROW_AT(2, 0) ROW_AT(3, 0);
     }
-    F32_ROW_STORE(0) F32_ROW_STORE(1) F32_ROW_STORE(2) F32_ROW_STORE(3)
+    F32_TILE4_STORE
 }
 
 /* ---- bf16 ---------------------------------------------------------------------

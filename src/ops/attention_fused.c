@@ -269,17 +269,30 @@ static void softmax_tile(vn_core *c, const fa_args *a, const fa_block *k, int64_
     }
 }
 
+/* Cube: C (oc) = P (pa, rows x n) times keys [j0, j0 + n) of V, read in
+ * place when the head is whole micro-panels wide (loaded into vb else). */
+static void times_v(vn_core *c, const fa_args *a, const fa_block *k, int64_t j0, int64_t n)
+{
+    const fa_plan *p = a->p;
+    int64_t hv = p->H * p->Dv;
+    vn_mat vt = vn_mat_make(a->v, (k->b * p->T + j0) * hv + k->h * p->Dv, hv, 1);
+    if (p->Dv % vn_cube_shape_of(VN_F32).nr == 0) {
+        vn_cube_mmad_gm(c, k->oc, k->pa, vt, k->rows, p->Dv, n, true);
+        return;
+    }
+    vn_cube_load_b(c, k->vb, vt, n, p->Dv);
+    vn_cube_mmad(c, k->oc, k->pa, k->vb, k->rows, p->Dv, n, true);
+}
+
 /* Cube: O += P V_tile. */
 static void accumulate(vn_core *c, const fa_args *a, const fa_block *k, int64_t j0, int64_t n,
                        int64_t np)
 {
     const fa_plan *p = a->p;
-    int64_t hv = p->H * p->Dv, dvp = vn_ops_round_up(p->Dv, 8);
+    int64_t dvp = vn_ops_round_up(p->Dv, 8);
     vn_copy_out(c, k->ws_s, 0, k->s, k->rows * np);
     vn_cube_load_a(c, k->pa, vn_mat_make(k->ws_s, 0, np, 1), k->rows, n);
-    vn_mat vt = vn_mat_make(a->v, (k->b * p->T + j0) * hv + k->h * p->Dv, hv, 1);
-    vn_cube_load_b(c, k->vb, vt, n, p->Dv);
-    vn_cube_mmad(c, k->oc, k->pa, k->vb, k->rows, p->Dv, n, true);
+    times_v(c, a, k, j0, n);
     vn_cube_fixpipe(c, vn_mat_make(k->ws_o, 0, dvp, 1), k->oc, k->rows, p->Dv, NULL);
     vn_copy_in(c, k->pv, k->ws_o, 0, k->rows * dvp);
     vn_add(c, k->o, k->o, k->pv, k->rows * dvp);
@@ -317,13 +330,7 @@ static void one_tile(vn_core *c, const fa_args *a, const fa_block *k, int64_t n)
         vn_softmax_rows_gm(c, k->ws_s, 0, k->ws_s, 0, k->s, k->rows, n, np, false);
     }
     vn_cube_load_a(c, k->pa, vn_mat_make(k->ws_s, 0, np, 1), k->rows, n);
-    vn_mat vt = vn_mat_make(a->v, k->b * p->T * hv + k->h * p->Dv, hv, 1);
-    if (p->Dv % vn_cube_shape_of(VN_F32).nr == 0) {
-        vn_cube_mmad_gm(c, k->oc, k->pa, vt, k->rows, p->Dv, n, true);
-    } else {
-        vn_cube_load_b(c, k->vb, vt, n, p->Dv);
-        vn_cube_mmad(c, k->oc, k->pa, k->vb, k->rows, p->Dv, n, true);
-    }
+    times_v(c, a, k, 0, n);
     vn_mat y = vn_mat_make(a->y, (k->b * p->S + k->i0) * hv + k->h * p->Dv, hv, 1);
     vn_cube_fixpipe(c, y, k->oc, k->rows, p->Dv, NULL);
 }
