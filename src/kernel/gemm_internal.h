@@ -28,6 +28,9 @@ struct vn_gemm_plan {
     bool b_direct; /* f32 B with contiguous columns read in place (vn_cube_mmad_gm) */
     bool a_direct; /* f32 A with contiguous rows read in place by packed-B runs (mmad_packed_direct)
                     */
+    bool b_run_pack;        /* a run packs an unpacked B first (vn_gemm_pack_kernel), then reads
+                               it as pre-packed */
+    int64_t pk_np, pk_nt;   /* that packing: panels per block, blocks per B matrix */
     int64_t gv_nb, gv_nt;   /* GEMV: columns per block, blocks per batch */
     int32_t a_zero, b_zero; /* effective zero points after the loads' shifts */
     int64_t packed_elems;   /* one packed B, panels only */
@@ -41,9 +44,11 @@ typedef struct vn_gemm_kargs {
     vn_gm a, b, c, part, c_in, res, bias, col_scale, row_sum, col_sum;
     int64_t ldp, part_stride; /* partial sums: row stride, batch stride */
     bool b_packed;
+    vn_gm b_src; /* b_run_pack: the unpacked B, packed into b (then b_packed) */
 } vn_gemm_kargs;
 
 void vn_gemm_kernel(vn_core *core, const void *args);
+void vn_gemm_pack_kernel(vn_core *core, const void *args);
 void vn_gemv_kernel(vn_core *core, const void *args);
 
 /* The fixpipe settings every tile of the plan shares (pointers unset). */
