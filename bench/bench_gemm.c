@@ -9,8 +9,11 @@
  * "packed": vinci with B pre-packed once and read in place (the graph
  * engine's constant weights); "ratio" columns are oneDNN's time over ours.
  * Peers get the same thread count as vinci (omp_set_num_threads for oneDNN,
- * openblas_set_num_threads). Every figure is a median of `reps` runs after a
- * warm-up, and peers are measured in the same process, interleaved by shape.
+ * openblas_set_num_threads). Each shape runs ROUNDS rounds of (vinci,
+ * vinci packed, oneDNN, OpenBLAS); a round times each at least `reps` runs
+ * and MIN_ROUND_MS of runs after a warm-up, and every figure is the median
+ * of its round medians (on a shared host a burst of slow seconds then hits
+ * one round of every contender, not all rounds of one).
  */
 #include <dlfcn.h>
 
@@ -60,17 +63,25 @@ typedef struct mats {
 
 static int g_reps = 5;
 
-/* Median ms of fn over g_reps runs after one warm-up. */
+#define ROUNDS       3
+#define MIN_ROUND_MS 30.0
+#define MAX_REPS     64
+
+/* Median ms of stmt over max(g_reps, MIN_ROUND_MS worth) runs (at most
+ * MAX_REPS) after one warm-up run. */
 #define TIME_MS(out, stmt)                                                                         \
     do {                                                                                           \
-        double v_[64];                                                                             \
+        double v_[MAX_REPS], w_ = bench_now_ms();                                                  \
         stmt;                                                                                      \
-        for (int r_ = 0; r_ < g_reps; r_++) {                                                      \
+        w_ = bench_now_ms() - w_;                                                                  \
+        int n_ = w_ > 0 && MIN_ROUND_MS / w_ > g_reps ? (int)(MIN_ROUND_MS / w_) : g_reps;         \
+        if (n_ > MAX_REPS) n_ = MAX_REPS;                                                          \
+        for (int r_ = 0; r_ < n_; r_++) {                                                          \
             double t0_ = bench_now_ms();                                                           \
             stmt;                                                                                  \
             v_[r_] = bench_now_ms() - t0_;                                                         \
         }                                                                                          \
-        out = bench_median(v_, g_reps);                                                            \
+        out = bench_median(v_, n_);                                                                \
     } while (0)
 
 /* Median ms of one GEMM; `packed`: B pre-packed once (vn_gemm_pack_b, as the
@@ -117,15 +128,20 @@ static void bench_fp32(vn_device *dev, int threads, double peak)
               *b = vn_aligned_alloc((size_t)(k * n) * 4, 64);
         float *c = vn_aligned_alloc((size_t)(m * n) * 4, 64);
         bench_fill(a, m * k, 1), bench_fill(b, k * n, 2);
-        double gf = 2e-6 * (double)m * n * k, ours, pk, dn = 0, ob = 0;
-        if (threads > 1) bench_quiesce(200); /* the previous shape's peer threads spin */
-        ours = run_vinci(dev, vn_gemm_desc_default(m, n, k), a, b, c, false);
-        pk = run_vinci(dev, vn_gemm_desc_default(m, n, k), a, b, c, true);
-        if (dnnl_sgemm) TIME_MS(dn, dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
-        if (threads > 1 && dnnl_sgemm) bench_quiesce(50); /* OpenMP threads spin after a call */
-        if (cblas_sgemm)
-            TIME_MS(ob, cblas_sgemm(101, 111, 111, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b,
-                                    (int)n, 0.0f, c, (int)n));
+        double gf = 2e-6 * (double)m * n * k, t[4][ROUNDS] = {{0}};
+        for (int r = 0; r < ROUNDS; r++) {
+            if (threads > 1) bench_quiesce(200); /* the peers' OpenMP threads spin after a call */
+            t[0][r] = run_vinci(dev, vn_gemm_desc_default(m, n, k), a, b, c, false);
+            t[1][r] = run_vinci(dev, vn_gemm_desc_default(m, n, k), a, b, c, true);
+            if (dnnl_sgemm)
+                TIME_MS(t[2][r], dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, b, n, 0.0f, c, n));
+            if (threads > 1 && dnnl_sgemm) bench_quiesce(50);
+            if (cblas_sgemm)
+                TIME_MS(t[3][r], cblas_sgemm(101, 111, 111, (int)m, (int)n, (int)k, 1.0f, a, (int)k,
+                                             b, (int)n, 0.0f, c, (int)n));
+        }
+        double ours = bench_median(t[0], ROUNDS), pk = bench_median(t[1], ROUNDS);
+        double dn = bench_median(t[2], ROUNDS), ob = bench_median(t[3], ROUNDS);
         char name[48];
         snprintf(name, sizeof name, "%lldx%lldx%lld %s", (long long)m, (long long)n, (long long)k,
                  sh->what);
@@ -180,7 +196,7 @@ static void bench_low_precision(vn_device *dev, int threads, const vn_machine_pe
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) g_reps = atoi(argv[1]) > 0 && atoi(argv[1]) <= 64 ? atoi(argv[1]) : 5;
+    if (argc > 1) g_reps = atoi(argv[1]) > 0 && atoi(argv[1]) <= MAX_REPS ? atoi(argv[1]) : 5;
     load_peers();
     vn_machine_peaks pk;
     if (vn_machine_peaks_get(&pk) != VN_OK) {
