@@ -282,9 +282,11 @@ static void test_f32_large(void)
     }
 }
 
-/* The b_prepacked hint retiles (K = 768 is one chunk for a packed B, two
- * otherwise, on a 48 KiB L1); both tilings are right (their bits may differ:
- * partial sums of two chunks round differently from one chain). */
+/* The b_prepacked hint retiles a product too small to pack its B once per
+ * run (K = 768 is one chunk for a packed B, two otherwise, on a 48 KiB L1);
+ * a larger one packs B once per run and tiles as the hint would. All these
+ * tilings are right (their bits may differ: partial sums of two chunks
+ * round differently from one chain). */
 static void test_prepacked_hint(void)
 {
     static const int64_t s[][3] = {{128, 96, 768}, {37, 64, 1300}, {20, 23, 1000}};
@@ -293,7 +295,15 @@ static void test_prepacked_hint(void)
         d.b_prepacked = true;
         run_case(&d, "prepacked hint", true);
     }
-    vn_gemm_desc d = vn_gemm_desc_default(128, 96, 768), h = d;
+    vn_gemm_desc big = vn_gemm_desc_default(128, 96, 768), big_h = big;
+    big_h.b_prepacked = true;
+    vn_gemm_plan *bp = NULL, *bq = NULL;
+    VT_OK(vn_gemm_plan_create(NULL, &big, &bp));
+    VT_OK(vn_gemm_plan_create(NULL, &big_h, &bq));
+    VT_CHECK(bp && bq && vn_gemm_plan_tiling(bp).kc == vn_gemm_plan_tiling(bq).kc,
+             "a B packed per run tiles as a pre-packed one");
+    vn_gemm_plan_destroy(bp), vn_gemm_plan_destroy(bq);
+    vn_gemm_desc d = vn_gemm_desc_default(16, 96, 768), h = d;
     h.b_prepacked = true;
     vn_gemm_plan *p = NULL, *q = NULL;
     VT_OK(vn_gemm_plan_create(NULL, &d, &p));
@@ -317,6 +327,17 @@ static void test_prepacked_hint(void)
              "kc %lld (no hint) / %lld (hint)", (long long)tp.kc, (long long)tq.kc);
     vn_gemm_plan_destroy(p), vn_gemm_plan_destroy(q);
     free_bufs(&x);
+}
+
+/* A product that packs B once per run still runs, packing B in its tiles,
+ * when that buffer cannot be had (the allocator's injected fault). */
+static void test_run_pack_no_memory(void)
+{
+    vn_gemm_desc d = vn_gemm_desc_default(130, 70, 300);
+    run_case(&d, "B packed per run", false);
+    VT_OK(vn_mem_fault_inject(NULL, 1));
+    run_case(&d, "B packed per run, no memory", false);
+    VT_OK(vn_mem_fault_inject(NULL, 0));
 }
 
 static void test_trans_strided(void)
@@ -480,6 +501,7 @@ int main(void)
     VT_RUN(test_f32_grid);
     VT_RUN(test_f32_large);
     VT_RUN(test_prepacked_hint);
+    VT_RUN(test_run_pack_no_memory);
     VT_RUN(test_trans_strided);
     VT_RUN(test_batch);
     VT_RUN(test_epilogues);
