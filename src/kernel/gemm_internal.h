@@ -47,6 +47,18 @@ typedef struct vn_gemm_kargs {
     vn_gm b_src; /* b_run_pack: the unpacked B, packed into b (then b_packed) */
 } vn_gemm_kargs;
 
+static inline int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Pack columns [n0, n0 + n) (n0 a multiple of NR) of B matrix m (b: the
+ * unpacked B as described, all batches) into `packed` laid out as
+ * vn_gemm_pack_b lays it out (panel q at q * NR * Kp elements), zeroing the
+ * panels' padding where there is any. */
+void vn_gemm_pack_columns(const vn_gemm_plan *p, void *packed, const void *b, int64_t m, int64_t n0,
+                          int64_t n);
+
 void vn_gemm_kernel(vn_core *core, const void *args);
 void vn_gemm_pack_kernel(vn_core *core, const void *args);
 void vn_gemv_kernel(vn_core *core, const void *args);

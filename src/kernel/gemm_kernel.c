@@ -16,11 +16,6 @@
 
 #include "kernel/gemm_internal.h"
 
-static int64_t min64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
 /* The batch's view of an optional global tensor: data moved by `off` elements. */
 static vn_mat view(vn_gm g, int64_t off, int64_t rs, int64_t cs)
 {
@@ -100,21 +95,6 @@ static void prefetch_next_a(vn_core *core, const vn_gemm_kargs *g, const tile_po
 
 /* ---- B packed once per run (b_run_pack) ------------------------------------ */
 
-/* Columns [n0, n0 + n) (n0 a multiple of NR) of B matrix m, from g->b_src
- * into g->b laid out as vn_gemm_pack_b lays it out (panel q at q * NR * Kp
- * elements), padding zeroed. */
-static void pack_columns(const vn_gemm_kargs *g, int64_t m, int64_t n0, int64_t n)
-{
-    const vn_gemm_plan *p = g->p;
-    const vn_gemm_desc *d = &p->d;
-    int64_t nr = p->s.nr, kp = (d->K + p->s.kp - 1) / p->s.kp * p->s.kp;
-    int64_t es = (int64_t)vn_dtype_size(p->b_op), ses = (int64_t)vn_dtype_size(d->b_dtype);
-    uint8_t *dst = (uint8_t *)g->b.data + m * p->packed_bytes + n0 * kp * es;
-    const uint8_t *src = (const uint8_t *)g->b_src.data + (m * d->stride_b + n0 * p->b_cs) * ses;
-    if (n % nr || kp != d->K) memset(dst, 0, (size_t)((n + nr - 1) / nr * nr * kp * es));
-    vn_cube_pack_b(p->s, p->b_op, dst, d->b_dtype, src, p->b_rs, p->b_cs, d->K, n);
-}
-
 /* Block i packs panels [q0, q0 + pk_np) of B matrix i / pk_nt. */
 void vn_gemm_pack_kernel(vn_core *core, const void *args)
 {
@@ -123,7 +103,7 @@ void vn_gemm_pack_kernel(vn_core *core, const void *args)
     int64_t mats = p->d.stride_b ? p->d.batch : 1, nr = p->s.nr;
     for (int64_t i = vn_block_idx(core); i < mats * p->pk_nt; i += vn_block_num(core)) {
         int64_t n0 = (i % p->pk_nt) * p->pk_np * nr, n = min64(p->pk_np * nr, p->d.N - n0);
-        if (n > 0) pack_columns(g, i / p->pk_nt, n0, n);
+        if (n > 0) vn_gemm_pack_columns(p, g->b.data, g->b_src.data, i / p->pk_nt, n0, n);
     }
 }
 

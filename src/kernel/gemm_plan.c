@@ -28,11 +28,6 @@ static int64_t cdiv(int64_t x, int64_t m)
 {
     return (x + m - 1) / m;
 }
-static int64_t min64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
 vn_gemm_desc vn_gemm_desc_default(int64_t M, int64_t N, int64_t K)
 {
     vn_gemm_desc d;

@@ -15,11 +15,6 @@
 
 static const char *const W = "vn_gemm_run";
 
-static int64_t min64(int64_t a, int64_t b)
-{
-    return a < b ? a : b;
-}
-
 static int64_t rup(int64_t x, int64_t m)
 {
     return (x + m - 1) / m * m;
@@ -73,6 +68,18 @@ static void col_sums(const vn_gemm_plan *p, const void *bm, int32_t *out)
     }
 }
 
+void vn_gemm_pack_columns(const vn_gemm_plan *p, void *packed, const void *b, int64_t m, int64_t n0,
+                          int64_t n)
+{
+    const vn_gemm_desc *d = &p->d;
+    int64_t nr = p->s.nr, kp = rup(d->K, p->s.kp);
+    int64_t es = (int64_t)vn_dtype_size(p->b_op), ses = (int64_t)vn_dtype_size(d->b_dtype);
+    uint8_t *dst = (uint8_t *)packed + m * p->packed_bytes + n0 * kp * es;
+    const uint8_t *src = (const uint8_t *)b + (m * d->stride_b + n0 * p->b_cs) * ses;
+    if (n % nr || kp != d->K) memset(dst, 0, (size_t)(rup(n, nr) * kp * es));
+    vn_cube_pack_b(p->s, p->b_op, dst, d->b_dtype, src, p->b_rs, p->b_cs, d->K, n);
+}
+
 vn_status vn_gemm_pack_b(const vn_gemm_plan *p, const void *b, void *packed)
 {
     if (!p || !b || !packed) return vn_error(VN_ERR_INVALID_ARG, "vn_gemm_pack_b", "NULL argument");
@@ -82,12 +89,12 @@ vn_status vn_gemm_pack_b(const vn_gemm_plan *p, const void *b, void *packed)
     const vn_gemm_desc *d = &p->d;
     int64_t n = d->stride_b ? d->batch : 1;
     size_t in_es = vn_dtype_size(d->b_dtype);
+    int64_t panel_bytes = p->packed_elems * (int64_t)vn_dtype_size(p->b_op);
     for (int64_t i = 0; i < n; i++) {
         uint8_t *dst = (uint8_t *)packed + i * p->packed_bytes;
         const uint8_t *src = (const uint8_t *)b + i * d->stride_b * (int64_t)in_es;
-        memset(dst, 0, (size_t)p->packed_bytes);
-        if (d->K > 0 && d->N > 0)
-            vn_cube_pack_b(p->s, p->b_op, dst, d->b_dtype, src, p->b_rs, p->b_cs, d->K, d->N);
+        vn_gemm_pack_columns(p, packed, b, i, 0, d->N); /* the panels, with their padding */
+        memset(dst + panel_bytes, 0, (size_t)(p->packed_bytes - panel_bytes)); /* the rest */
         if (d->compute == VN_I32) col_sums(p, src, (int32_t *)(dst + rup(p->packed_elems, 4)));
     }
     return VN_OK;
