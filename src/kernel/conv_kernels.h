@@ -93,6 +93,12 @@ typedef struct vn_conv_row_args {
      * which the hardware prefetchers restart at: in a model (weights come
      * from DRAM) a Winograd or 7 x 7 layer took about twice its warm time. */
     bool w_cold;
+    /* The weights (laid out like w) that the next row call reads first, or
+     * NULL: the row's first block that finds its own weights in cache
+     * requests them, one tap's lines per tap, so that the next call's cold
+     * stream is already in L2 instead of limiting its first block to the
+     * DRAM bandwidth. */
+    const float *w_next;
     /* rows == 2: the call computes output rows oh and oh + 1 (0 or 1: oh
      * only). Row oh + 1's taps start x_rstep pixels after row oh's (its
      * first input row ih_step rows further), its outputs and residual lie

@@ -290,9 +290,19 @@ static void pair_blocks(const direct_args *d, int64_t pair, int64_t *ob, int64_t
     *ncb = vn_ops_min(d->ncb_max, (grp + 1) * d->kg1 - *ob);
 }
 
-/* cold: the block has not read this tile's weights yet (conv_kernels.h). */
+/* The f32 weights of output block group `pair` (group included). */
+static const float *pair_weights(const direct_args *d, int64_t pair)
+{
+    int64_t ob, ncb;
+    pair_blocks(d, pair, &ob, &ncb);
+    return d->w + ob * d->cg1 * d->p->g.KH * d->p->g.KW * VN_C0 * VN_C0;
+}
+
+/* cold: the block has not read this tile's weights yet; w_next: the f32
+ * weights of the block's next tile, to request meanwhile, or NULL
+ * (conv_kernels.h). */
 static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_copy *rc, bool cold,
-                        const tile_out *out)
+                        const float *w_next, const tile_out *out)
 {
     const vn_conv_plan *p = d->p;
     const vn_conv_geom *g = &p->g;
@@ -330,6 +340,7 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     a.res_bstride = plane;
     a.epi = p->epi;
     a.w_cold = cold;
+    a.w_next = d->bf16 ? NULL : w_next;
     a.rows = d->rows2 && oh + 1 < g->OH ? 2 : 1;
     /* the next row's taps: sh rows of the copy of the whole image, or of the input */
     a.ih_step = g->sh, a.x_rstep = g->sh * (d->pad_w > 0 ? d->pad_w : g->IW);
@@ -402,7 +413,7 @@ static void pooled_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
     tile_out out = {scratch, (r1 - r0) * g->OW * VN_C0, 0, r0 * g->OW};
     for (int64_t r = r0; r < r1; r++)
         for (int64_t pair = 0; pair < d->pairs; pair++)
-            direct_tile(core, d, (tile_at){n, pair, r}, rc, r == r0, &out);
+            direct_tile(core, d, (tile_at){n, pair, r}, rc, r == r0, NULL, &out);
     const vn_pool_c0_table *pt = vn_pool_c0_table_get();
     for (int64_t kb = 0; kb < p->K1; kb++) {
         vn_pool_c0_args a = {.x = scratch + kb * out.bstride,
@@ -436,11 +447,25 @@ static void gap_tile(vn_core *core, const direct_args *d, int64_t t, row_copy *r
     pair_blocks(d, pair, &ob, &ncb);
     tile_out out = {scratch, pix * VN_C0, ob, 0};
     for (int64_t r = 0; r < d->rows; r++)
-        direct_tile(core, d, (tile_at){n, pair, r}, rc, r == 0, &out);
+        direct_tile(core, d, (tile_at){n, pair, r}, rc, r == 0, NULL, &out);
     vn_pool_c0_plane_fn mean = vn_pool_c0_table_get()->reduce_plane;
     for (int64_t c = 0; c < ncb; c++)
         mean(scratch + c * pix * VN_C0, pix, false, (float)(1.0 / (double)pix),
              d->y + (n * p->K1 + ob + c) * VN_C0);
+}
+
+/* A pair's tiles run its rows in turn (not rows_outer); the first that
+ * finds the weights warm (its second row) requests the next pair's, so
+ * that the next cold tile reads them from L2: in a model (weights from
+ * DRAM) a cold first row consumed them faster than memory delivers. */
+static const float *next_weights(const direct_args *d, int64_t t, tile_at at, bool cold,
+                                 int64_t end)
+{
+    if (cold || d->rows_outer || at.oh != 1) return NULL;
+    int64_t t_next = t - at.oh + d->rows; /* the next pair's first row */
+    if (t_next >= end) return NULL;
+    tile_at nx = tile_of(d, t_next);
+    return nx.pair == at.pair ? NULL : pair_weights(d, nx.pair);
 }
 
 static void conv_kernel(vn_core *core, const void *args)
@@ -480,8 +505,9 @@ static void conv_kernel(vn_core *core, const void *args)
         }
         /* rows_outer weights are small and stay in L2 after the first pass */
         tile_at at = tile_of(d, t);
-        direct_tile(core, d, at, rc.buf ? &rc : NULL,
-                    at.pair != held && (held < 0 || !d->rows_outer), NULL);
+        bool cold = at.pair != held && (held < 0 || !d->rows_outer);
+        direct_tile(core, d, at, rc.buf ? &rc : NULL, cold, next_weights(d, t, at, cold, end),
+                    NULL);
         held = at.pair;
     }
 }

@@ -111,6 +111,12 @@ static void gemm_kernel(vn_core *core, const void *args)
         a.y_bstride = w->NT * VN_C0;
         /* f32: a slab serves its chunks in turn; bf16 (chunks outer) rereads it a round later */
         a.w_cold = p->bf16 || t == begin || chunk == 0;
+        /* f32: the next task's slab when it starts one (its first chunk) */
+        int64_t next_chunk = (t + 1) % w->chunks;
+        if (!p->bf16 && t + 1 < end && next_chunk == 0)
+            a.w_next = w->u + ((t + 1) / (w->chunks * w->pairs) * p->K1 +
+                               ((t + 1) / w->chunks) % w->pairs * w->ncb_max) *
+                                  p->C1 * VN_C0 * VN_C0;
         if (p->bf16) {
             a.x16 = bf16_chunk(w, pt, col0, cols, buf, &held);
             a.x_bstride = CHUNK * VN_C0;
