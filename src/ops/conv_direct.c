@@ -454,14 +454,14 @@ static void gap_tile(vn_core *core, const direct_args *d, int64_t t, row_copy *r
              d->y + (n * p->K1 + ob + c) * VN_C0);
 }
 
-/* A pair's tiles run its rows in turn (not rows_outer); the first that
- * finds the weights warm (its second row) requests the next pair's, so
- * that the next cold tile reads them from L2: in a model (weights from
+/* A pair's tiles run its rows in turn (not rows_outer); its second row
+ * (or its only one, whose blocks after the first find them warm: the
+ * kernel asks from a warm block only) requests the next pair's weights,
+ * so that the next cold tile reads them from L2: in a model (weights from
  * DRAM) a cold first row consumed them faster than memory delivers. */
-static const float *next_weights(const direct_args *d, int64_t t, tile_at at, bool cold,
-                                 int64_t end)
+static const float *next_weights(const direct_args *d, int64_t t, tile_at at, int64_t end)
 {
-    if (cold || d->rows_outer || at.oh != 1) return NULL;
+    if (d->rows_outer || at.oh != (d->rows > 1 ? 1 : 0)) return NULL;
     int64_t t_next = t - at.oh + d->rows; /* the next pair's first row */
     if (t_next >= end) return NULL;
     tile_at nx = tile_of(d, t_next);
@@ -506,8 +506,7 @@ static void conv_kernel(vn_core *core, const void *args)
         /* rows_outer weights are small and stay in L2 after the first pass */
         tile_at at = tile_of(d, t);
         bool cold = at.pair != held && (held < 0 || !d->rows_outer);
-        direct_tile(core, d, at, rc.buf ? &rc : NULL, cold, next_weights(d, t, at, cold, end),
-                    NULL);
+        direct_tile(core, d, at, rc.buf ? &rc : NULL, cold, next_weights(d, t, at, end), NULL);
         held = at.pair;
     }
 }
