@@ -143,6 +143,12 @@ static void set_operands(vn_gemm_plan *p)
 #define BLOCKS_PER_WORKER 4
 #define MIN_SPLIT_ROWS    96
 
+/* Column tiles of N cut into `tiles` tiles of whole nr panels. */
+static int64_t tiles_of(int64_t N, int64_t tiles, int64_t nr)
+{
+    return cdiv(N, rup(cdiv(N, tiles), nr));
+}
+
 /* The grid: nt column tiles of nb and mt row tiles of mb per batch. At least
  * mt_min row tiles (so one tile's partial sums stay in L2); then, so that the
  * block count is a multiple of the workers, more column tiles when M is small
@@ -156,8 +162,11 @@ static void choose_grid(vn_gemm_plan *p, int32_t workers, int64_t mt_min)
     int64_t nt = cdiv(N, p->nb), mt = min64(mt_min, max_mt);
     if (workers > 1 && (d->batch * nt * mt) % workers != 0 && M <= 512) {
         int64_t t = nt;
-        while (t < max_nt && (d->batch * t * mt) % workers != 0) t++;
-        if ((d->batch * t * mt) % workers == 0) nt = t;
+        /* the count after nb is rounded to whole panels (3072 columns in 40
+         * tiles of 80 are 39: BERT's 128 x 3072 x 768 then split its rows
+         * too, and each worker read all of B) */
+        while (t < max_nt && (d->batch * tiles_of(N, t, p->s.nr) * mt) % workers != 0) t++;
+        if ((d->batch * tiles_of(N, t, p->s.nr) * mt) % workers == 0) nt = t;
     }
     p->nb = rup(cdiv(N, nt), p->s.nr);
     p->nt = cdiv(N, p->nb);
