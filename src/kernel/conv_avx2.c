@@ -21,6 +21,9 @@
  * of both rows (12, 8, 8 accumulators) instead of 4 + 3 per row: a 3-column
  * block's 6 FMA chains cannot hide the FMA latency on both pipes. */
 #define ROWS2_MAX_OW 7
+/* A 1x1 output block with at most 8 real channels computes one ymm of it:
+ * 12 columns (12 accumulators, as a full 6-column block has) */
+#define HALF_OWB_MAX 12
 #define TABLE_NAME   vn_conv_table_avx2
 #define TABLE_ISA    VN_ISA_AVX2
 
@@ -29,6 +32,7 @@
 // clang-format off
 #define OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
 #define DW3_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__) X(12, __VA_ARGS__)
+#define HALF_OWB_LIST(X, ...) DW3_OWB_LIST(X, __VA_ARGS__)
 #define OWB2_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)
 #define DW_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
 // clang-format on

@@ -54,10 +54,16 @@ typedef struct vn_conv_row_args {
     int64_t x_bstride;  /* elements between input blocks (IH*IW*16) */
     int64_t cin_blocks; /* input blocks reduced over */
     int32_t ci_last;    /* real channels of the last input block (1..16) */
-    const float *w;     /* packed weights of block ob: [cin_blocks][KH][KW][16][16]
-                           (x_plain: [KH][KW][C][16], dense; see x_taps) */
-    int64_t w_bstride;  /* elements between the weights of consecutive output blocks */
-    int32_t ncb;        /* output blocks done together, 1..vn_conv_table.max_ncb */
+    /* Real channels of the call's last output block (1..16; 0 means 16).
+     * Where a C0 block is two vectors (AVX2) and they all lie in the first,
+     * a 1x1 call computes only that half (MobileNetV2's 24-channel
+     * projections: 3 of 4 vectors) and leaves the other to the caller's
+     * padding clear (vn_conv_clear_tail). */
+    int32_t co_last;
+    const float *w;    /* packed weights of block ob: [cin_blocks][KH][KW][16][16]
+                          (x_plain: [KH][KW][C][16], dense; see x_taps) */
+    int64_t w_bstride; /* elements between the weights of consecutive output blocks */
+    int32_t ncb;       /* output blocks done together, 1..vn_conv_table.max_ncb */
     int64_t IH, IW, OW, KH, KW, sw, dw, pl, dh;
     int64_t ih0; /* oh*sh - pt: input row of tap kh is ih0 + kh*dh */
     /* Addressing (pixels, i.e. units of 16 floats): tap kh's row starts at

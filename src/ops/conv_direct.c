@@ -329,6 +329,7 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     a.x_cstride = d->x_plain && d->pad_w > 0 ? g->KH * d->pad_w : g->IH * g->IW;
     a.cin_blocks = d->cg1;
     a.ci_last = (int32_t)(g->G == 1 ? g->C - (p->C1 - 1) * VN_C0 : VN_C0);
+    a.co_last = (int32_t)(g->G == 1 && ob + ncb == p->K1 ? g->K - (p->K1 - 1) * VN_C0 : VN_C0);
     a.w = d->w + ob * d->cg1 * taps * VN_C0 * VN_C0;
     a.w_bstride = d->cg1 * taps * VN_C0 * VN_C0;
     a.ncb = (int32_t)ncb;
