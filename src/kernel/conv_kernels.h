@@ -138,8 +138,8 @@ typedef struct vn_conv_dw_args {
 
 typedef struct vn_conv_table {
     vn_isa isa;
-    int32_t max_ncb; /* output blocks one direct row call may take */
-    void (*direct_row)(const vn_conv_row_args *a);
+    int32_t max_ncb;                         /* output blocks one direct row call may take */
+    void (*direct_row)(vn_conv_row_args *a); /* works in *a (conv_kernel.inc): built per call */
     void (*dw_row)(const vn_conv_dw_args *a);
     /* y[i] = act(y[i]) for i < n (in place). */
     void (*act)(float *y, int64_t n, const vn_conv_epi *e);
