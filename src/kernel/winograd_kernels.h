@@ -1,16 +1,17 @@
 /*
- * winograd_kernels.h — the transforms of the Winograd F(4x4, 3x3)
- * convolution on NC1HWC0 (src/ops/conv_winograd.c), one table per ISA
- * (winograd_scalar.c, winograd_avx2.c, winograd_avx512.c compile
+ * winograd_kernels.h — the transforms of the Winograd F(4x4, 3x3) and
+ * F(2x2, 3x3) convolutions on NC1HWC0 (src/ops/conv_winograd.c), one table
+ * per ISA (winograd_scalar.c, winograd_avx2.c, winograd_avx512.c compile
  * winograd_kernel.inc with different vector macros).
  *
- * A tile is 4x4 output pixels; it reads the 6x6 input pixels from (ih0,
- * iw0) = (4*th - pt, 4*tw - pl). The 36 transform points p = 6*i + j of a
- * tile are stored as 36 C0 vectors `pstride` floats apart, so that the
+ * A tile is m x m output pixels (m = 4, or 2 for maps too small for 4x4
+ * tiles); it reads the a x a input pixels (a = m + 2) from (ih0, iw0) =
+ * (m*th - pt, m*tw - pl). The p = a*a transform points p = a*i + j of a tile
+ * are stored as p C0 vectors `pstride` floats apart, so that the
  * element-wise products become, per point, a GEMM over channels (the direct
  * kernel's 1x1 row, conv_kernels.h):
- *   input  V = B^T d B   (d: 6x6 input pixels, zero outside the image)
- *   output Y = A^T M A   (M: 6x6 products summed over input channels)
+ *   input  V = B^T d B   (d: a x a input pixels, zero outside the image)
+ *   output Y = A^T M A   (M: a x a products summed over input channels)
  * then bias, residual and activation in the store step (conv_epilogue.inc).
  */
 #ifndef VINCI_KERNEL_WINOGRAD_KERNELS_H
@@ -18,12 +19,25 @@
 
 #include "kernel/conv_kernels.h"
 
-#define VN_WINO_M 4 /* output pixels per tile side */
+#define VN_WINO_M 4 /* output pixels per tile side, F(4x4) */
 #define VN_WINO_A 6 /* input pixels per tile side (M + 3 - 1) */
 #define VN_WINO_P 36
 
+/* The two tile sizes (vn_wino_table's rows). */
+typedef enum vn_wino_variant { VN_WINO_F4 = 0, VN_WINO_F2 = 1, VN_WINO_VARIANTS } vn_wino_variant;
+
+/* m, a = m + 2 and p = a * a of a variant. */
+static inline int vn_wino_m(vn_wino_variant v)
+{
+    return v == VN_WINO_F2 ? 2 : 4;
+}
+static inline int vn_wino_points(vn_wino_variant v)
+{
+    return (vn_wino_m(v) + 2) * (vn_wino_m(v) + 2);
+}
+
 /* Input transform of `ntiles` consecutive tiles of one tile row of one
- * channel block: tile j reads from column iw0 + 4j and writes its point p at
+ * channel block: tile j reads from column iw0 + m*j and writes its point p at
  * v + j*16 + p*pstride. */
 typedef struct vn_wino_in_args {
     const float *x; /* one channel block of one image: [IH][IW][16] */
@@ -34,7 +48,7 @@ typedef struct vn_wino_in_args {
 
 /* Output transform of `ntiles` tiles of one tile row of one output block:
  * tile j reads point p at m + j*16 + p*pstride and writes output rows
- * [oh0, oh0+4) x columns [4j, 4j+4), clipped to OH x OW. */
+ * [oh0, oh0+m) x columns [m*j, m*j+m), clipped to OH x OW. */
 typedef struct vn_wino_out_args {
     const float *m;
     int64_t pstride, ntiles;
@@ -47,8 +61,8 @@ typedef struct vn_wino_out_args {
 
 typedef struct vn_wino_table {
     vn_isa isa;
-    void (*input_row)(const vn_wino_in_args *a);
-    void (*output_row)(const vn_wino_out_args *a);
+    void (*input_row[VN_WINO_VARIANTS])(const vn_wino_in_args *a);
+    void (*output_row[VN_WINO_VARIANTS])(const vn_wino_out_args *a);
 } vn_wino_table;
 
 extern const vn_wino_table vn_wino_table_scalar;

@@ -5,7 +5,8 @@
  * workspace), conv_pack.c (weight layouts, BatchNorm folding),
  * conv_direct.c (direct / depthwise launches on NC1HWC0), conv_gemm.c
  * (1x1 as GEMM, im2col + GEMM), conv_winograd.c / conv_winograd_pack.c
- * (Winograd F(4x4, 3x3) on NC1HWC0) and conv_op.c (the registry entries).
+ * (Winograd F(4x4, 3x3) / F(2x2, 3x3) on NC1HWC0) and conv_op.c (the registry
+ * entries).
  *
  * Every convolution is planned as a 2-D one: a 1-D Conv is H = KH = 1.
  *
@@ -19,6 +20,7 @@
 #define VINCI_OPS_CONV_H
 
 #include "kernel/conv_kernels.h"
+#include "kernel/winograd_kernels.h"
 #include "ops/ops_internal.h"
 #include "ops/pool.h"
 #include "vinci/gemm.h"
@@ -30,7 +32,7 @@ typedef enum vn_conv_algo {
     VN_CONV_ALGO_IM2COL,       /* NCHW: columns per image + one batched GEMM over groups */
     VN_CONV_ALGO_DIRECT,       /* NC1HWC0 register-blocked direct convolution */
     VN_CONV_ALGO_DEPTHWISE,    /* NC1HWC0, group = C = K */
-    VN_CONV_ALGO_WINOGRAD,     /* NC1HWC0 3x3 stride 1 group 1: F(4x4,3x3), conv_winograd*.c */
+    VN_CONV_ALGO_WINOGRAD,     /* NC1HWC0 3x3 s1 g1: F(4x4) / F(2x2), conv_winograd*.c */
     VN_CONV_ALGO_COUNT
 } vn_conv_algo;
 
@@ -196,20 +198,23 @@ void vn_conv_pack_f32(const vn_conv_plan *p, const float *w, float *packed);
 bool vn_conv_algo_blocked(vn_conv_algo algo);
 void vn_conv_pack_blocked(const vn_conv_geom *g, vn_conv_algo algo, const float *w, float *packed);
 
-/* ---- Winograd F(4x4, 3x3) (conv_winograd_pack.c, conv_winograd.c) ---------------- */
+/* ---- Winograd F(4x4, 3x3) and F(2x2, 3x3) (conv_winograd_pack.c, conv_winograd.c) -- */
 
 /* 3x3, stride 1, dilation 1, group 1 (any pads). */
 bool vn_conv_winograd_ok(const vn_conv_geom *g);
 /* Does Winograd beat the direct kernel on this shape (measured rule)? */
 bool vn_conv_winograd_wins(const vn_conv_geom *g);
+/* The tile size of this geometry (from the shapes only, so packing agrees
+ * with the run): F(2x2) where 4x4 tiles would be fewer than 8. */
+vn_wino_variant vn_conv_winograd_variant(const vn_conv_geom *g);
 int64_t vn_conv_winograd_tiles(const vn_conv_geom *g);
 int64_t vn_conv_winograd_packed_elems(const vn_conv_geom *g);
 int64_t vn_conv_winograd_ws_elems(const vn_conv_geom *g);
 /* Whether the bf16 GEMM's converted chunk of transformed tiles fits L1. */
 bool vn_conv_winograd_bf16_fits(const vn_conv_plan *p);
-/* U = G w G^T, [36][K1][C1][16 ci][16 co]. */
+/* U = G w G^T, [P][K1][C1][16 ci][16 co] (P points: 36 or 16). */
 void vn_conv_pack_winograd(const vn_conv_geom *g, const float *w, float *packed);
-/* U in bf16, [36][K1][C1][8 pairs][16 co][2] (the bf16 GEMM's weights). */
+/* U in bf16, [P][K1][C1][8 pairs][16 co][2] (the bf16 GEMM's weights). */
 void vn_conv_pack_winograd_bf16(const vn_conv_geom *g, const float *w, uint16_t *packed);
 /* NC1HWC0 x, packed u, bias padded to K1*16 (or NULL), res like y (or NULL);
  * ws: vn_conv_winograd_ws_elems floats. */

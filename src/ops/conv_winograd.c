@@ -1,7 +1,7 @@
 /*
- * conv_winograd.c — the Winograd F(4x4, 3x3) convolution on NC1HWC0 (3x3,
- * stride 1, dilation 1, group 1; weights from conv_winograd_pack.c), in
- * three launches over the workspace:
+ * conv_winograd.c — the Winograd F(4x4, 3x3) / F(2x2, 3x3) convolution on
+ * NC1HWC0 (3x3, stride 1, dilation 1, group 1; the tile size and weights
+ * from conv_winograd_pack.c), in three launches over the workspace:
  *   1. input transform: tasks (image, input block, tile row) -> V;
  *   2. per transform point, the 1x1 GEMM over channels M_p = U_p V_p, run by
  *      the direct kernel's row (conv_kernels.h: columns = tiles, register
@@ -12,8 +12,9 @@
  *      activation): tasks (image, output block, tile row).
  * Tiles of all images share one GEMM (the weights are read once per run).
  *
- * Accuracy: the transforms multiply rounding errors by up to ~10x those of
- * direct summation; docs/architecture.md states the tested bound.
+ * Accuracy: the F(4x4) transforms multiply rounding errors by up to ~10x
+ * those of direct summation (F(2x2) by far less); docs/architecture.md
+ * states the tested bounds.
  */
 #include <string.h>
 
@@ -29,6 +30,8 @@ typedef struct wino_args {
     const vn_conv_table *ct;
     const float *x, *u, *bias, *res;
     float *y, *v, *m;
+    vn_wino_variant var;
+    int64_t M, P;       /* output pixels per tile side, transform points */
     int64_t TH, TW, NT; /* tile rows and columns of an image; tiles of all images */
     int64_t ncb_max, pairs, chunks;
     int64_t tasks;
@@ -48,15 +51,15 @@ static void input_kernel(vn_core *core, const void *args)
         vn_wino_in_args a = {.x = w->x + (n * p->C1 + ib) * g->IH * g->IW * VN_C0,
                              .IH = g->IH,
                              .IW = g->IW,
-                             .ih0 = th * VN_WINO_M - g->pt,
+                             .ih0 = th * w->M - g->pt,
                              .iw0 = -g->pl,
                              .ntiles = w->TW,
                              .v = w->v + (ib * w->NT + tile) * VN_C0,
                              .pstride = p->C1 * w->NT * VN_C0};
-        w->wt->input_row(&a);
+        w->wt->input_row[w->var](&a);
         /* the tensors' own traffic, for the roofline (the transformed tiles live in
          * the workspace, which stays in cache, and are not counted): input rows */
-        core->counters.bytes_in += VN_WINO_A * g->IW * VN_C0 * (int64_t)sizeof(float);
+        core->counters.bytes_in += (w->M + 2) * g->IW * VN_C0 * (int64_t)sizeof(float);
     }
 }
 
@@ -150,15 +153,15 @@ static void output_kernel(vn_core *core, const void *args)
                               .bias = w->bias ? w->bias + ob * VN_C0 : NULL,
                               .OH = g->OH,
                               .OW = g->OW,
-                              .oh0 = th * VN_WINO_M,
+                              .oh0 = th * w->M,
                               .epi = p->epi};
-        w->wt->output_row(&a);
-        int64_t out_bytes = VN_WINO_M * g->OW * VN_C0 * (int64_t)sizeof(float);
+        w->wt->output_row[w->var](&a);
+        int64_t out_bytes = w->M * g->OW * VN_C0 * (int64_t)sizeof(float);
         core->counters.bytes_in += w->res ? out_bytes : 0;
         core->counters.bytes_out += out_bytes;
         if (ob != p->K1 - 1 || real == VN_C0) continue;
         /* padded lanes back to zero (HardSigmoid, Sigmoid, Clip map 0 elsewhere) */
-        int64_t oh1 = vn_ops_min(g->OH, a.oh0 + VN_WINO_M);
+        int64_t oh1 = vn_ops_min(g->OH, a.oh0 + w->M);
         for (int64_t px = a.oh0 * g->OW; px < oh1 * g->OW; px++)
             memset(a.y + px * VN_C0 + real, 0, (size_t)(VN_C0 - real) * sizeof(float));
     }
@@ -185,20 +188,21 @@ vn_status vn_conv_winograd_run(const vn_conv_plan *p, const float *x, const floa
                    .bias = bias,
                    .res = res,
                    .y = y,
-                   .TH = vn_ops_div_up(g->OH, VN_WINO_M),
-                   .TW = vn_ops_div_up(g->OW, VN_WINO_M),
+                   .var = vn_conv_winograd_variant(g),
                    .NT = vn_conv_winograd_tiles(g)};
+    w.M = vn_wino_m(w.var), w.P = vn_wino_points(w.var);
+    w.TH = vn_ops_div_up(g->OH, w.M), w.TW = vn_ops_div_up(g->OW, w.M);
     w.v = ws;
-    w.m = ws + (int64_t)VN_WINO_P * p->C1 * w.NT * VN_C0;
+    w.m = ws + w.P * p->C1 * w.NT * VN_C0;
     w.ncb_max = w.ct->max_ncb;
     w.pairs = vn_ops_div_up(p->K1, w.ncb_max);
     w.chunks = vn_ops_div_up(w.NT, CHUNK);
     if (w.NT == 0) return VN_OK;
     vn_kernel_counters step[3] = {{0}};
-    int64_t row_elems = w.TW * VN_WINO_P * VN_C0; /* elements of one tile row's points */
+    int64_t row_elems = w.TW * w.P * VN_C0; /* elements of one tile row's points */
     w.tasks = g->N * p->C1 * w.TH;
     vn_status st = launch(&w, input_kernel, "vn_conv_winograd_in", row_elems, &step[0]);
-    w.tasks = VN_WINO_P * w.pairs * w.chunks;
+    w.tasks = w.P * w.pairs * w.chunks;
     if (st == VN_OK)
         st = launch(&w, gemm_kernel, "vn_conv_winograd_gemm",
                     vn_ops_min(CHUNK, w.NT) * w.ncb_max * 2 * g->C, &step[1]);

@@ -1,13 +1,15 @@
 /*
- * conv_winograd_pack.c — where the Winograd F(4x4, 3x3) convolution applies,
- * its packed weights and its workspace (the run is conv_winograd.c, the
- * transforms src/kernel/winograd_kernel.inc).
+ * conv_winograd_pack.c — where the Winograd F(4x4, 3x3) and F(2x2, 3x3)
+ * convolutions apply, which tile size a geometry gets, its packed weights
+ * and its workspace (the run is conv_winograd.c, the transforms
+ * src/kernel/winograd_kernel.inc).
  *
  * Packed weights U = G g G^T per (output channel, input channel), computed in
  * double and rounded once, laid out per transform point as the direct
- * kernel's 1x1 weights: [36 points][K1][C1][16 ci][16 co], zero past the real
- * channels. Workspace: the transformed input V [36][C1][tiles][16] and the
- * products M [36][K1][tiles][16], tiles = N * ceil(OH/4) * ceil(OW/4).
+ * kernel's 1x1 weights: [P points][K1][C1][16 ci][16 co], zero past the real
+ * channels (P = 36 for F(4x4), 16 for F(2x2)). Workspace: the transformed
+ * input V [P][C1][tiles][16] and the products M [P][K1][tiles][16],
+ * tiles = N * ceil(OH/m) * ceil(OW/m).
  */
 #include <string.h>
 
@@ -15,7 +17,7 @@
 #include "ops/conv.h"
 
 /* G of F(4x4, 3x3) for the points 0, 1, -1, 2, -2, infinity. */
-static const double wino_g[VN_WINO_A][3] = {
+static const double wino_g4[6][3] = {
     {1.0 / 4, 0, 0},
     {-1.0 / 6, -1.0 / 6, -1.0 / 6},
     {-1.0 / 6, 1.0 / 6, -1.0 / 6},
@@ -23,6 +25,27 @@ static const double wino_g[VN_WINO_A][3] = {
     {1.0 / 24, -1.0 / 12, 1.0 / 6},
     {0, 0, 1},
 };
+
+/* G of F(2x2, 3x3) for the points 0, 1, -1, infinity. */
+static const double wino_g2[4][3] = {
+    {1, 0, 0},
+    {0.5, 0.5, 0.5},
+    {0.5, -0.5, 0.5},
+    {0, 0, 1},
+};
+
+/* Tiles of all images with m x m tiles. */
+static int64_t tiles_of(const vn_conv_geom *g, int64_t m)
+{
+    return g->N * vn_ops_div_up(g->OH, m) * vn_ops_div_up(g->OW, m);
+}
+
+/* F(2x2) where 4x4 tiles would be too few for the GEMMs to reuse their
+ * weights (a 7x7 map: 4 tiles of 4x4, 16 of 2x2), F(4x4) elsewhere. */
+vn_wino_variant vn_conv_winograd_variant(const vn_conv_geom *g)
+{
+    return tiles_of(g, 4) < 8 && tiles_of(g, 2) >= 8 ? VN_WINO_F2 : VN_WINO_F4;
+}
 
 bool vn_conv_winograd_ok(const vn_conv_geom *g)
 {
@@ -32,32 +55,32 @@ bool vn_conv_winograd_ok(const vn_conv_geom *g)
 
 int64_t vn_conv_winograd_tiles(const vn_conv_geom *g)
 {
-    return g->N * vn_ops_div_up(g->OH, VN_WINO_M) * vn_ops_div_up(g->OW, VN_WINO_M);
+    return tiles_of(g, vn_wino_m(vn_conv_winograd_variant(g)));
 }
 
 int64_t vn_conv_winograd_ws_elems(const vn_conv_geom *g)
 {
     int64_t c1 = vn_ops_div_up(g->C, VN_C0), k1 = vn_ops_div_up(g->K, VN_C0);
-    return (int64_t)VN_WINO_P * (c1 + k1) * vn_conv_winograd_tiles(g) * VN_C0;
+    int64_t points = vn_wino_points(vn_conv_winograd_variant(g));
+    return points * (c1 + k1) * vn_conv_winograd_tiles(g) * VN_C0;
 }
 
 int64_t vn_conv_winograd_packed_elems(const vn_conv_geom *g)
 {
-    return (int64_t)VN_WINO_P * vn_ops_div_up(g->K, VN_C0) * vn_ops_div_up(g->C, VN_C0) * VN_C0 *
-           VN_C0;
+    return (int64_t)vn_wino_points(vn_conv_winograd_variant(g)) * vn_ops_div_up(g->K, VN_C0) *
+           vn_ops_div_up(g->C, VN_C0) * VN_C0 * VN_C0;
 }
 
-/* u = G w G^T for one 3x3 kernel. */
-static void transform_kernel(const float *w, double u[VN_WINO_P])
+/* u = G w G^T for one 3x3 kernel, G a x 3 (rows `gm`). */
+static void transform_kernel(const float *w, const double (*gm)[3], int a, double u[VN_WINO_P])
 {
     double t[VN_WINO_A][3];
-    for (int i = 0; i < VN_WINO_A; i++)
+    for (int i = 0; i < a; i++)
         for (int b = 0; b < 3; b++)
-            t[i][b] = wino_g[i][0] * w[b] + wino_g[i][1] * w[3 + b] + wino_g[i][2] * w[6 + b];
-    for (int i = 0; i < VN_WINO_A; i++)
-        for (int j = 0; j < VN_WINO_A; j++)
-            u[i * VN_WINO_A + j] =
-                t[i][0] * wino_g[j][0] + t[i][1] * wino_g[j][1] + t[i][2] * wino_g[j][2];
+            t[i][b] = gm[i][0] * w[b] + gm[i][1] * w[3 + b] + gm[i][2] * w[6 + b];
+    for (int i = 0; i < a; i++)
+        for (int j = 0; j < a; j++)
+            u[i * a + j] = t[i][0] * gm[j][0] + t[i][1] * gm[j][1] + t[i][2] * gm[j][2];
 }
 
 /* U into f32 ([16 ci][16 co] per block pair) or, with h, bf16 with the
@@ -69,14 +92,17 @@ static void pack_winograd_into(const vn_conv_geom *g, const float *w, float *f, 
     size_t n = (size_t)vn_conv_winograd_packed_elems(g);
     if (f) memset(f, 0, n * sizeof *f);
     if (h) memset(h, 0, n * sizeof *h);
+    vn_wino_variant v = vn_conv_winograd_variant(g);
+    int a = vn_wino_m(v) + 2, points = a * a;
+    const double(*gm)[3] = v == VN_WINO_F2 ? wino_g2 : wino_g4;
     for (int64_t k = 0; k < g->K; k++)
         for (int64_t c = 0; c < g->C; c++) {
             double u[VN_WINO_P];
-            transform_kernel(w + (k * g->C + c) * 9, u);
+            transform_kernel(w + (k * g->C + c) * 9, gm, a, u);
             int64_t blk = ((k / VN_C0) * c1 + c / VN_C0) * VN_C0 * VN_C0, ci = c % VN_C0;
             int64_t at = f ? blk + ci * VN_C0 + k % VN_C0
                            : blk + (ci / 2) * 2 * VN_C0 + (k % VN_C0) * 2 + ci % 2;
-            for (int p = 0; p < VN_WINO_P; p++) {
+            for (int p = 0; p < points; p++) {
                 if (f) f[at + p * pstride] = (float)u[p];
                 if (h) h[at + p * pstride] = vn_f32_to_bf16((float)u[p]);
             }
@@ -93,7 +119,7 @@ void vn_conv_pack_winograd_bf16(const vn_conv_geom *g, const float *w, uint16_t 
     pack_winograd_into(g, w, NULL, packed);
 }
 
-/* Measured (bench_conv, AVX-512, 1 and 2 threads, ResNet-50 3x3 layers):
+/* F(4x4), measured (bench_conv, AVX-512, 1 and 2 threads, ResNet-50 3x3 layers):
  * against the direct kernel Winograd is 1.9x at 64@56, 1.5x at 128@28, 1.0-1.7x
  * at 256@14 (16 tiles), and loses at 512@7 (4 tiles): the packed weights are
  * 4x the direct ones (36 / 9 points) and a GEMM over 4 tiles reads each
@@ -104,9 +130,13 @@ void vn_conv_pack_winograd_bf16(const vn_conv_geom *g, const float *w, uint16_t 
  * faster direct (0.21 vs 0.29 ms, 0.37 vs 0.43 ms), as the per-tile
  * transforms are shared by only C/16 GEMM steps, while ResNet-18's 256@14
  * (16 tiles, C = 256) stays 1.2x faster in Winograd. The rule depends on
- * the geometry only, so vn_conv_pack_weights (no device) agrees with the run. */
+ * the geometry only, so vn_conv_pack_weights (no device) agrees with the run.
+ * F(2x2) (a 7x7 map): 16 points of weights used 16 times each; with C = K =
+ * 512 (ResNet), cold weights, AVX2: 0.66x the direct kernel's time on 1 and
+ * 2 threads. Few channels leave its transforms unamortised too. */
 bool vn_conv_winograd_wins(const vn_conv_geom *g)
 {
     int64_t tiles = vn_conv_winograd_tiles(g);
+    if (vn_conv_winograd_variant(g) == VN_WINO_F2) return g->C >= 256 && g->K >= 256;
     return g->C >= 16 && g->K >= 16 && (tiles >= 32 || (tiles >= 8 && g->C >= 128));
 }

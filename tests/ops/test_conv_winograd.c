@@ -1,6 +1,8 @@
 /*
- * test_conv_winograd.c — the Winograd F(4x4, 3x3) convolution (algo
- * "winograd", conv_winograd*.c) against the double-precision direct
+ * test_conv_winograd.c — the Winograd F(4x4, 3x3) and F(2x2, 3x3)
+ * convolutions (algo "winograd", conv_winograd*.c; F(2x2) where 4x4 tiles
+ * would be fewer than 8, so the small shapes below run it, marked F2)
+ * against the double-precision direct
  * convolution of test_conv_ref.h: odd H / W (partial tiles), channels not
  * multiples of 16, symmetric / asymmetric / zero / large pads, batches, both
  * layouts, every fused epilogue with bias and residual, pre-packed weights,
@@ -27,17 +29,18 @@ static void check(cc c, const epi_case *e, bool blocked, uint64_t seed)
     }
 
 static const cc shapes[] = {
-    C2(1, 16, 8, 8, 16, 1, 1, 1, 1),   /* whole tiles */
-    C2(1, 3, 7, 9, 5, 1, 1, 1, 1),     /* odd sizes, 3 -> 5 channels */
+    C2(1, 16, 8, 8, 16, 1, 1, 1, 1),   /* F2, whole tiles */
+    C2(1, 3, 7, 9, 5, 1, 1, 1, 1),     /* F2, odd sizes, 3 -> 5 channels */
     C2(2, 20, 9, 11, 33, 1, 1, 1, 1),  /* batch 2, partial tiles, 2-3 blocks */
-    C2(1, 17, 10, 6, 18, 0, 0, 0, 0),  /* no padding */
+    C2(1, 17, 10, 6, 18, 0, 0, 0, 0),  /* F2, no padding */
     C2(1, 32, 13, 5, 40, 2, 0, 1, 3),  /* asymmetric pads */
     C2(1, 48, 5, 5, 48, 3, 3, 3, 3),   /* pads bigger than the kernel reach */
     C2(1, 64, 14, 14, 64, 1, 1, 1, 1), /* ResNet-like */
-    C2(1, 130, 7, 7, 70, 1, 1, 1, 1),  /* many input blocks, odd output blocks */
-    C2(3, 8, 3, 3, 8, 1, 1, 1, 1),     /* one tile per image */
+    C2(1, 130, 7, 7, 70, 1, 1, 1, 1),  /* F2, many input blocks, odd output blocks */
+    C2(3, 8, 3, 3, 8, 1, 1, 1, 1),     /* F2, one 4x4 tile per image */
     C2(1, 5, 1, 30, 9, 1, 1, 1, 1),    /* one row */
     C2(1, 40, 29, 31, 24, 1, 1, 1, 1), /* many tiles: several GEMM chunks */
+    C2(1, 24, 5, 5, 20, 0, 1, 2, 0),   /* F2, asymmetric pads, partial 2x2 tiles */
 };
 
 static void test_shapes(void)
@@ -49,7 +52,7 @@ static void test_shapes(void)
 static void test_epilogues(void)
 {
     static const cc ec[] = {
-        C2(1, 20, 6, 7, 18, 1, 1, 1, 1), /* K % 16 != 0: padded lanes must stay zero */
+        C2(1, 20, 6, 7, 18, 1, 1, 1, 1), /* F2, K % 16 != 0: padded lanes must stay zero */
         C2(2, 32, 9, 5, 32, 1, 0, 1, 1),
     };
     for (size_t e = 0; e < sizeof conv_epi_cases / sizeof conv_epi_cases[0]; e++)
@@ -83,7 +86,8 @@ static double worst_error(cc c, float lo, uint64_t seed)
 static void test_error_bound(void)
 {
     static const cc wide[] = {C2(1, 4, 12, 12, 16, 1, 1, 1, 1), C2(1, 64, 12, 12, 16, 1, 1, 1, 1),
-                              C2(1, 512, 8, 8, 16, 1, 1, 1, 1)};
+                              C2(1, 512, 8, 8, 16, 1, 1, 1, 1) /* F2 */,
+                              C2(1, 4, 7, 7, 16, 1, 1, 1, 1) /* F2 */};
     for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++)
         for (int pos = 0; pos < 2; pos++) {
             double e = worst_error(wide[i], pos ? 0.0f : -1.0f, 11 + i);
@@ -116,15 +120,23 @@ static void test_choice(void)
     cc big = C2(1, 128, 28, 28, 128, 1, 1, 1, 1);
     VT_CHECK(plan_algo(&big, NULL, name, sizeof name) == VN_OK, "plan 128@28");
     VT_CHECK(strcmp(name, "winograd") == 0, "3x3 128@28 auto chooses winograd, got %s", name);
-    cc small = C2(1, 512, 7, 7, 512, 1, 1, 1, 1); /* 4 tiles: the weights would dominate */
+    /* 4 tiles of 4x4 (their weights would dominate): 16 of 2x2 */
+    cc small = C2(1, 512, 7, 7, 512, 1, 1, 1, 1);
     VT_CHECK(plan_algo(&small, NULL, name, sizeof name) == VN_OK, "plan 512@7");
-    VT_CHECK(strcmp(name, "direct") == 0, "3x3 512@7 auto chooses direct, got %s", name);
+    VT_CHECK(strcmp(name, "winograd") == 0, "3x3 512@7 auto chooses winograd, got %s", name);
+    vn_conv_geom g7 = {.N = 1, .C = 512, .K = 512, .OH = 7, .OW = 7};
+    VT_CHECK(vn_conv_winograd_variant(&g7) == VN_WINO_F2, "512@7 runs F(2x2)");
+    cc few = C2(1, 128, 7, 7, 128, 1, 1, 1, 1); /* F(2x2) only with many channels */
+    VT_CHECK(plan_algo(&few, NULL, name, sizeof name) == VN_OK, "plan 128@7");
+    VT_CHECK(strcmp(name, "direct") == 0, "3x3 128@7 auto chooses direct, got %s", name);
     /* 16 tiles: Winograd only with many input channels (SqueezeNet's 13x13 vs ResNet's 14x14) */
     cc sq = C2(1, 64, 13, 13, 256, 1, 1, 1, 1), r14 = C2(1, 256, 14, 14, 256, 1, 1, 1, 1);
     VT_CHECK(plan_algo(&sq, NULL, name, sizeof name) == VN_OK, "plan 64>256@13");
     VT_CHECK(strcmp(name, "direct") == 0, "3x3 64>256@13 auto chooses direct, got %s", name);
     VT_CHECK(plan_algo(&r14, NULL, name, sizeof name) == VN_OK, "plan 256@14");
     VT_CHECK(strcmp(name, "winograd") == 0, "3x3 256@14 auto chooses winograd, got %s", name);
+    vn_conv_geom g14 = {.N = 1, .C = 256, .K = 256, .OH = 14, .OW = 14};
+    VT_CHECK(vn_conv_winograd_variant(&g14) == VN_WINO_F4, "256@14 runs F(4x4)");
     cc s2 = big;
     s2.sh = s2.sw = 2;
     VT_CHECK(plan_algo(&s2, "winograd", name, sizeof name) == VN_ERR_UNSUPPORTED,
