@@ -83,10 +83,20 @@ static vn_conv_algo choose(const vn_conv_plan *p)
     return VN_CONV_ALGO_IM2COL;
 }
 
+static bool has_pool_attr(const vn_attrs *attrs)
+{
+    for (int32_t i = 0; attrs && i < attrs->count; i++)
+        if (!strncmp(attrs->items[i].name, "pool_", 5)) return true;
+    return false;
+}
+
 static vn_status pick_algo(const vn_op_ctx *ctx, const char *where, vn_conv_plan *p)
 {
     const vn_attr *a = vn_attrs_find(ctx->attrs, "algo");
     p->algo = choose(p);
+    /* a fused pool (pool_*: conv_direct.c pools its tiles) needs the direct kernel */
+    if (p->algo == VN_CONV_ALGO_WINOGRAD && has_pool_attr(ctx->attrs))
+        p->algo = vn_conv_direct_ok(&p->g) ? VN_CONV_ALGO_DIRECT : VN_CONV_ALGO_IM2COL;
     if (!a) return VN_OK;
     if (a->type != VN_ATTR_STRING || !a->s)
         return vn_error(VN_ERR_INVALID_ARG, where, "attribute 'algo' must be a string");
@@ -504,8 +514,12 @@ static void blob_layout(const vn_conv_plan *p, uint32_t bit, char *buf, size_t s
         return;
     }
     bool bias = bit == BIT_BIAS;
-    snprintf(buf, size, "conv.%s%s.%s.c%d", bias ? "bias" : vn_conv_algo_name(p->algo),
-             p->x_plain && !bias ? "_plain" : "", p->bf16 && !bias ? "bf16" : "f32", VN_C0);
+    /* Winograd's weights: the tile size (vn_conv_winograd_variant) decides the points */
+    bool f2 =
+        !bias && p->algo == VN_CONV_ALGO_WINOGRAD && vn_conv_winograd_variant(&p->g) == VN_WINO_F2;
+    snprintf(buf, size, "conv.%s%s%s.%s.c%d", bias ? "bias" : vn_conv_algo_name(p->algo),
+             f2 ? "_f2" : "", p->x_plain && !bias ? "_plain" : "",
+             p->bf16 && !bias ? "bf16" : "f32", VN_C0);
 }
 
 /* A plan's constants that go to blobs, in blob order, with their sizes. */

@@ -40,11 +40,27 @@ static int64_t tiles_of(const vn_conv_geom *g, int64_t m)
     return g->N * vn_ops_div_up(g->OH, m) * vn_ops_div_up(g->OW, m);
 }
 
-/* F(2x2) where 4x4 tiles would be too few for the GEMMs to reuse their
- * weights (a 7x7 map: 4 tiles of 4x4, 16 of 2x2), F(4x4) elsewhere. */
+/* F(4x4), measured (bench_conv, AVX-512, 1 and 2 threads, ResNet-50 3x3 layers):
+ * against the direct kernel Winograd is 1.9x at 64@56, 1.5x at 128@28, 1.0-1.7x
+ * at 256@14 (16 tiles), and loses at 512@7 (4 tiles): the packed weights are
+ * 4x the direct ones (36 / 9 points) and a GEMM over 4 tiles reads each
+ * weight 4 times, so the run becomes a weight stream. Few channels (the
+ * 3-channel stem) leave the transforms unamortised. With few tiles it also
+ * takes many input channels: in a whole model (weights cold, vinci profile,
+ * 1 thread) SqueezeNet 1.1's 13x13 layers (16 tiles, C = 48 and 64) run 25%
+ * faster direct (0.21 vs 0.29 ms, 0.37 vs 0.43 ms), as the per-tile
+ * transforms are shared by only C/16 GEMM steps, while ResNet-18's 256@14
+ * (16 tiles, C = 256) stays 1.2x faster in Winograd. */
+static bool f4_wins(const vn_conv_geom *g)
+{
+    int64_t tiles = tiles_of(g, 4);
+    return g->C >= 16 && g->K >= 16 && (tiles >= 32 || (tiles >= 8 && g->C >= 128));
+}
+
+/* F(4x4) where it wins, else F(2x2) when it has at least 8 tiles. */
 vn_wino_variant vn_conv_winograd_variant(const vn_conv_geom *g)
 {
-    return tiles_of(g, 4) < 8 && tiles_of(g, 2) >= 8 ? VN_WINO_F2 : VN_WINO_F4;
+    return f4_wins(g) || tiles_of(g, 2) < 8 ? VN_WINO_F4 : VN_WINO_F2;
 }
 
 bool vn_conv_winograd_ok(const vn_conv_geom *g)
@@ -119,24 +135,20 @@ void vn_conv_pack_winograd_bf16(const vn_conv_geom *g, const float *w, uint16_t 
     pack_winograd_into(g, w, NULL, packed);
 }
 
-/* F(4x4), measured (bench_conv, AVX-512, 1 and 2 threads, ResNet-50 3x3 layers):
- * against the direct kernel Winograd is 1.9x at 64@56, 1.5x at 128@28, 1.0-1.7x
- * at 256@14 (16 tiles), and loses at 512@7 (4 tiles): the packed weights are
- * 4x the direct ones (36 / 9 points) and a GEMM over 4 tiles reads each
- * weight 4 times, so the run becomes a weight stream. Few channels (the
- * 3-channel stem) leave the transforms unamortised. With few tiles it also
- * takes many input channels: in a whole model (weights cold, vinci profile,
- * 1 thread) SqueezeNet 1.1's 13x13 layers (16 tiles, C = 48 and 64) run 25%
- * faster direct (0.21 vs 0.29 ms, 0.37 vs 0.43 ms), as the per-tile
- * transforms are shared by only C/16 GEMM steps, while ResNet-18's 256@14
- * (16 tiles, C = 256) stays 1.2x faster in Winograd. The rule depends on
- * the geometry only, so vn_conv_pack_weights (no device) agrees with the run.
- * F(2x2) (a 7x7 map): 16 points of weights used 16 times each; with C = K =
- * 512 (ResNet), cold weights, AVX2: 0.66x the direct kernel's time on 1 and
- * 2 threads. Few channels leave its transforms unamortised too. */
+/* F(2x2) (16 points, weights 16/9 of the direct ones, 2.25x fewer
+ * multiplies) where F(4x4) does not win. AVX2 (cold weights, 1 thread,
+ * direct / F(2x2), interleaved in one process): ResNet's 512@7 2.96-3.17 /
+ * 1.97-2.09 ms (2 threads 1.66 / 1.10), SqueezeNet's 48>192@13 0.37 / 0.21,
+ * 64>256@13 0.58 / 0.36, 32>128@13 0.15 / 0.10, 128@7 0.21 / 0.14, but
+ * 16>32@7 0.011 / 0.013: from 32 channels on. The AVX-512 direct kernel is
+ * twice as fast per cycle and F(2x2) has not been measured there: only the
+ * 512@7 case, where F(4x4) lost to a weight stream F(2x2) halves. The rule
+ * depends on the geometry and the ISA (fixed at start-up), so packing
+ * agrees with the run; the blob layout names the tile size. */
 bool vn_conv_winograd_wins(const vn_conv_geom *g)
 {
-    int64_t tiles = vn_conv_winograd_tiles(g);
-    if (vn_conv_winograd_variant(g) == VN_WINO_F2) return g->C >= 256 && g->K >= 256;
-    return g->C >= 16 && g->K >= 16 && (tiles >= 32 || (tiles >= 8 && g->C >= 128));
+    if (f4_wins(g)) return true;
+    if (vn_conv_winograd_variant(g) != VN_WINO_F2) return false;
+    int64_t least = vn_isa_active() == VN_ISA_AVX512 ? 256 : 32;
+    return g->C >= least && g->K >= least;
 }

@@ -29,18 +29,21 @@ static void check(cc c, const epi_case *e, bool blocked, uint64_t seed)
     }
 
 static const cc shapes[] = {
-    C2(1, 16, 8, 8, 16, 1, 1, 1, 1),   /* F2, whole tiles */
-    C2(1, 3, 7, 9, 5, 1, 1, 1, 1),     /* F2, odd sizes, 3 -> 5 channels */
-    C2(2, 20, 9, 11, 33, 1, 1, 1, 1),  /* batch 2, partial tiles, 2-3 blocks */
-    C2(1, 17, 10, 6, 18, 0, 0, 0, 0),  /* F2, no padding */
-    C2(1, 32, 13, 5, 40, 2, 0, 1, 3),  /* asymmetric pads */
-    C2(1, 48, 5, 5, 48, 3, 3, 3, 3),   /* pads bigger than the kernel reach */
-    C2(1, 64, 14, 14, 64, 1, 1, 1, 1), /* ResNet-like */
-    C2(1, 130, 7, 7, 70, 1, 1, 1, 1),  /* F2, many input blocks, odd output blocks */
-    C2(3, 8, 3, 3, 8, 1, 1, 1, 1),     /* F2, one 4x4 tile per image */
-    C2(1, 5, 1, 30, 9, 1, 1, 1, 1),    /* one row */
-    C2(1, 40, 29, 31, 24, 1, 1, 1, 1), /* many tiles: several GEMM chunks */
-    C2(1, 24, 5, 5, 20, 0, 1, 2, 0),   /* F2, asymmetric pads, partial 2x2 tiles */
+    C2(1, 16, 8, 8, 16, 1, 1, 1, 1),    /* F2, whole tiles */
+    C2(1, 3, 7, 9, 5, 1, 1, 1, 1),      /* F2, odd sizes, 3 -> 5 channels */
+    C2(2, 20, 9, 11, 33, 1, 1, 1, 1),   /* batch 2, partial tiles, 2-3 blocks */
+    C2(1, 17, 10, 6, 18, 0, 0, 0, 0),   /* F2, no padding */
+    C2(1, 32, 13, 5, 40, 2, 0, 1, 3),   /* asymmetric pads */
+    C2(1, 48, 5, 5, 48, 3, 3, 3, 3),    /* pads bigger than the kernel reach */
+    C2(1, 64, 14, 14, 64, 1, 1, 1, 1),  /* F2 (16 tiles of 4x4, few channels) */
+    C2(1, 130, 7, 7, 70, 1, 1, 1, 1),   /* F2, many input blocks, odd output blocks */
+    C2(3, 8, 3, 3, 8, 1, 1, 1, 1),      /* F2, one 4x4 tile per image */
+    C2(1, 5, 1, 30, 9, 1, 1, 1, 1),     /* one row */
+    C2(1, 40, 29, 31, 24, 1, 1, 1, 1),  /* F4, many tiles: several GEMM chunks */
+    C2(1, 24, 5, 5, 20, 0, 1, 2, 0),    /* F2, asymmetric pads, partial 2x2 tiles */
+    C2(2, 20, 17, 19, 33, 1, 1, 1, 1),  /* F4: batch 2, partial 4x4 tiles */
+    C2(1, 130, 14, 14, 70, 1, 1, 1, 1), /* F4: 16 tiles, many input blocks */
+    C2(1, 32, 23, 21, 40, 2, 0, 1, 3),  /* F4: asymmetric pads */
 };
 
 static void test_shapes(void)
@@ -53,7 +56,7 @@ static void test_epilogues(void)
 {
     static const cc ec[] = {
         C2(1, 20, 6, 7, 18, 1, 1, 1, 1), /* F2, K % 16 != 0: padded lanes must stay zero */
-        C2(2, 32, 9, 5, 32, 1, 0, 1, 1),
+        C2(2, 32, 9, 5, 32, 1, 0, 1, 1), C2(1, 20, 24, 22, 18, 1, 1, 1, 1), /* F4, K % 16 != 0 */
     };
     for (size_t e = 0; e < sizeof conv_epi_cases / sizeof conv_epi_cases[0]; e++)
         for (size_t i = 0; i < sizeof ec / sizeof ec[0]; i++)
@@ -85,14 +88,17 @@ static double worst_error(cc c, float lo, uint64_t seed)
 
 static void test_error_bound(void)
 {
-    static const cc wide[] = {C2(1, 4, 12, 12, 16, 1, 1, 1, 1), C2(1, 64, 12, 12, 16, 1, 1, 1, 1),
-                              C2(1, 512, 8, 8, 16, 1, 1, 1, 1) /* F2 */,
-                              C2(1, 4, 7, 7, 16, 1, 1, 1, 1) /* F2 */};
+    static const cc wide[] = {
+        /* F4 */ C2(1, 4, 24, 24, 16, 1, 1, 1, 1), C2(1, 64, 24, 24, 16, 1, 1, 1, 1),
+        C2(1, 512, 12, 12, 16, 1, 1, 1, 1),
+        /* F2 */ C2(1, 4, 12, 12, 16, 1, 1, 1, 1), C2(1, 64, 12, 12, 16, 1, 1, 1, 1),
+        C2(1, 512, 8, 8, 16, 1, 1, 1, 1)};
     for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++)
         for (int pos = 0; pos < 2; pos++) {
             double e = worst_error(wide[i], pos ? 0.0f : -1.0f, 11 + i);
-            printf("  winograd C=%lld inputs in [%d, 1]: worst |y - ref| / (1 + sum|x*w|) = %.2e\n",
-                   (long long)wide[i].C, pos ? 0 : -1, e);
+            printf("  winograd F(%dx%d) C=%lld inputs in [%d, 1]: worst |y - ref| / (1 + "
+                   "sum|x*w|) = %.2e\n",
+                   i < 3 ? 4 : 2, i < 3 ? 4 : 2, (long long)wide[i].C, pos ? 0 : -1, e);
             VT_CHECK(e >= 0 && e <= WINO_TOL, "C=%lld: worst %.3g above the bound %.0e",
                      (long long)wide[i].C, e, WINO_TOL);
         }
@@ -126,13 +132,20 @@ static void test_choice(void)
     VT_CHECK(strcmp(name, "winograd") == 0, "3x3 512@7 auto chooses winograd, got %s", name);
     vn_conv_geom g7 = {.N = 1, .C = 512, .K = 512, .OH = 7, .OW = 7};
     VT_CHECK(vn_conv_winograd_variant(&g7) == VN_WINO_F2, "512@7 runs F(2x2)");
-    cc few = C2(1, 128, 7, 7, 128, 1, 1, 1, 1); /* F(2x2) only with many channels */
+    /* F(2x2) from 32 channels on (AVX2, plain C), 256 on AVX-512 */
+    bool avx512 = vn_isa_active() == VN_ISA_AVX512;
+    const char *few_algo = avx512 ? "direct" : "winograd";
+    cc few = C2(1, 128, 7, 7, 128, 1, 1, 1, 1), tiny = C2(1, 16, 7, 7, 32, 1, 1, 1, 1);
     VT_CHECK(plan_algo(&few, NULL, name, sizeof name) == VN_OK, "plan 128@7");
-    VT_CHECK(strcmp(name, "direct") == 0, "3x3 128@7 auto chooses direct, got %s", name);
-    /* 16 tiles: Winograd only with many input channels (SqueezeNet's 13x13 vs ResNet's 14x14) */
+    VT_CHECK(strcmp(name, few_algo) == 0, "3x3 128@7 auto chooses %s, got %s", few_algo, name);
+    VT_CHECK(plan_algo(&tiny, NULL, name, sizeof name) == VN_OK, "plan 16>32@7");
+    VT_CHECK(strcmp(name, "direct") == 0, "3x3 16>32@7 auto chooses direct, got %s", name);
+    /* 16 tiles: F(4x4) only with many input channels (SqueezeNet's 13x13 vs ResNet's 14x14) */
     cc sq = C2(1, 64, 13, 13, 256, 1, 1, 1, 1), r14 = C2(1, 256, 14, 14, 256, 1, 1, 1, 1);
     VT_CHECK(plan_algo(&sq, NULL, name, sizeof name) == VN_OK, "plan 64>256@13");
-    VT_CHECK(strcmp(name, "direct") == 0, "3x3 64>256@13 auto chooses direct, got %s", name);
+    VT_CHECK(strcmp(name, few_algo) == 0, "3x3 64>256@13 auto chooses %s, got %s", few_algo, name);
+    vn_conv_geom g13 = {.N = 1, .C = 64, .K = 256, .OH = 13, .OW = 13};
+    VT_CHECK(vn_conv_winograd_variant(&g13) == VN_WINO_F2, "64>256@13 runs F(2x2)");
     VT_CHECK(plan_algo(&r14, NULL, name, sizeof name) == VN_OK, "plan 256@14");
     VT_CHECK(strcmp(name, "winograd") == 0, "3x3 256@14 auto chooses winograd, got %s", name);
     vn_conv_geom g14 = {.N = 1, .C = 256, .K = 256, .OH = 14, .OW = 14};
@@ -175,7 +188,8 @@ static void test_packed(void)
     vn_tensor_desc in[3] = {fmap_desc(&c, c.C, c.H, c.W, true), make_desc(4, wd), make_desc(1, kd)};
     VT_CHECK(vn_conv_pack_weights("vinci::ConvNC1HWC0", in, 3, &attrs, NULL, NULL, &elems) == VN_OK,
              "packed size");
-    VT_CHECK(elems == 36 * 2 * 2 * 256, "winograd packed elems %lld", (long long)elems);
+    /* 9 tiles of 4x4 over 24 channels: F(2x2), 16 points of [K1][C1][16][16] */
+    VT_CHECK(elems == 16 * 2 * 2 * 256, "winograd packed elems %lld", (long long)elems);
     float *wp = malloc((size_t)elems * 4);
     vn_conv_pack_weights("vinci::ConvNC1HWC0", in, 3, &attrs, w, wp, &elems);
     ab.items[ab.count++] = (vn_attr){.name = "packed", .type = VN_ATTR_INT, .i = 1};
