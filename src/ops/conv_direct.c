@@ -441,14 +441,20 @@ static void pooled_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
  * then each output block's mean into Y [N][K1][16]. The padded lanes of the
  * last block are zero in the scratch (cleared by direct_tile), so their mean
  * is too. */
-static void gap_tile(vn_core *core, const direct_args *d, int64_t t, row_copy *rc, float *scratch)
+static void gap_tile(vn_core *core, const direct_args *d, int64_t t, int64_t end, row_copy *rc,
+                     float *scratch)
 {
     const vn_conv_plan *p = d->p;
     int64_t per = p->g.G * d->pairs, n = t / per, pair = t % per, pix = p->g.OH * p->g.OW, ob, ncb;
     pair_blocks(d, pair, &ob, &ncb);
     tile_out out = {scratch, pix * VN_C0, ob, 0};
+    /* the next tile's weights, requested as next_weights does (a 7x7
+     * classifier map is one row: from its second block on) */
+    const float *next =
+        t + 1 < end && (t + 1) % per != pair ? pair_weights(d, (t + 1) % per) : NULL;
     for (int64_t r = 0; r < d->rows; r++)
-        direct_tile(core, d, (tile_at){n, pair, r}, rc, r == 0, NULL, &out);
+        direct_tile(core, d, (tile_at){n, pair, r}, rc, r == 0,
+                    r == (d->rows > 1 ? 1 : 0) ? next : NULL, &out);
     vn_pool_c0_plane_fn mean = vn_pool_c0_table_get()->reduce_plane;
     for (int64_t c = 0; c < ncb; c++)
         mean(scratch + c * pix * VN_C0, pix, false, (float)(1.0 / (double)pix),
@@ -487,7 +493,10 @@ static void conv_kernel(vn_core *core, const void *args)
         float *scratch = vn_ptr(float, vn_buf_new(core, VN_B1, elems, VN_F32));
         for (int64_t t = begin; t < end; t++) {
             vn_set_loop(core, t);
-            (p->pooled ? pooled_tile : gap_tile)(core, d, t, rc.buf ? &rc : NULL, scratch);
+            if (p->pooled)
+                pooled_tile(core, d, t, rc.buf ? &rc : NULL, scratch);
+            else
+                gap_tile(core, d, t, end, rc.buf ? &rc : NULL, scratch);
         }
         return;
     }
