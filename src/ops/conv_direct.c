@@ -290,12 +290,26 @@ static void pair_blocks(const direct_args *d, int64_t pair, int64_t *ob, int64_t
     *ncb = vn_ops_min(d->ncb_max, (grp + 1) * d->kg1 - *ob);
 }
 
+/* The f32 packed weights of output block ob: [cg1][KH][KW][16][16] each. */
+static const float *block_weights(const direct_args *d, int64_t ob)
+{
+    return d->w + ob * d->cg1 * d->p->g.KH * d->p->g.KW * VN_C0 * VN_C0;
+}
+
 /* The f32 weights of output block group `pair` (group included). */
 static const float *pair_weights(const direct_args *d, int64_t pair)
 {
     int64_t ob, ncb;
     pair_blocks(d, pair, &ob, &ncb);
-    return d->w + ob * d->cg1 * d->p->g.KH * d->p->g.KW * VN_C0 * VN_C0;
+    return block_weights(d, ob);
+}
+
+/* Which row of a pair's tiles requests the next pair's weights: the
+ * second, or the only one (whose blocks after the first find its weights
+ * warm: the kernel asks from a warm block only). */
+static int64_t asking_row(const direct_args *d)
+{
+    return d->rows > 1 ? 1 : 0;
 }
 
 /* cold: the block has not read this tile's weights yet; w_next: the f32
@@ -330,7 +344,7 @@ static void direct_tile(vn_core *core, const direct_args *d, tile_at at, row_cop
     a.cin_blocks = d->cg1;
     a.ci_last = (int32_t)(g->G == 1 ? g->C - (p->C1 - 1) * VN_C0 : VN_C0);
     a.co_last = (int32_t)(g->G == 1 && ob + ncb == p->K1 ? g->K - (p->K1 - 1) * VN_C0 : VN_C0);
-    a.w = d->w + ob * d->cg1 * taps * VN_C0 * VN_C0;
+    a.w = block_weights(d, ob);
     a.w_bstride = d->cg1 * taps * VN_C0 * VN_C0;
     a.ncb = (int32_t)ncb;
     a.y = out ? out->y + (ob - out->ob0) * out->bstride + (pix - out->pix0) * VN_C0
@@ -448,27 +462,25 @@ static void gap_tile(vn_core *core, const direct_args *d, int64_t t, int64_t end
     int64_t per = p->g.G * d->pairs, n = t / per, pair = t % per, pix = p->g.OH * p->g.OW, ob, ncb;
     pair_blocks(d, pair, &ob, &ncb);
     tile_out out = {scratch, pix * VN_C0, ob, 0};
-    /* the next tile's weights, requested as next_weights does (a 7x7
-     * classifier map is one row: from its second block on) */
+    /* the next tile's weights, requested as next_weights does */
     const float *next =
         t + 1 < end && (t + 1) % per != pair ? pair_weights(d, (t + 1) % per) : NULL;
     for (int64_t r = 0; r < d->rows; r++)
-        direct_tile(core, d, (tile_at){n, pair, r}, rc, r == 0,
-                    r == (d->rows > 1 ? 1 : 0) ? next : NULL, &out);
+        direct_tile(core, d, (tile_at){n, pair, r}, rc, r == 0, r == asking_row(d) ? next : NULL,
+                    &out);
     vn_pool_c0_plane_fn mean = vn_pool_c0_table_get()->reduce_plane;
     for (int64_t c = 0; c < ncb; c++)
         mean(scratch + c * pix * VN_C0, pix, false, (float)(1.0 / (double)pix),
              d->y + (n * p->K1 + ob + c) * VN_C0);
 }
 
-/* A pair's tiles run its rows in turn (not rows_outer); its second row
- * (or its only one, whose blocks after the first find them warm: the
- * kernel asks from a warm block only) requests the next pair's weights,
- * so that the next cold tile reads them from L2: in a model (weights from
- * DRAM) a cold first row consumed them faster than memory delivers. */
+/* A pair's tiles run its rows in turn (not rows_outer); its asking row
+ * requests the next pair's weights, so that the next cold tile reads them
+ * from L2: in a model (weights from DRAM) a cold first row consumed them
+ * faster than memory delivers. */
 static const float *next_weights(const direct_args *d, int64_t t, tile_at at, int64_t end)
 {
-    if (d->rows_outer || at.oh != (d->rows > 1 ? 1 : 0)) return NULL;
+    if (d->rows_outer || at.oh != asking_row(d)) return NULL;
     int64_t t_next = t - at.oh + d->rows; /* the next pair's first row */
     if (t_next >= end) return NULL;
     tile_at nx = tile_of(d, t_next);

@@ -84,6 +84,26 @@ static const uint16_t *bf16_chunk(const wino_args *w, int64_t pt, int64_t col0, 
     return buf;
 }
 
+/* A GEMM task: transform point, output block pair, chunk of tiles. */
+typedef struct wino_task {
+    int64_t pt, pair, chunk;
+} wino_task;
+
+static wino_task task_of(const wino_args *w, int64_t t)
+{
+    /* bf16: chunks outside the block pairs, so a converted chunk serves them all */
+    wino_task k = {t / (w->chunks * w->pairs), (t / w->chunks) % w->pairs, t % w->chunks};
+    if (w->p->bf16) k.pair = t % w->pairs, k.chunk = (t / w->pairs) % w->chunks;
+    return k;
+}
+
+/* The task's weight slab: point pt, output blocks from pair * ncb_max. */
+static const float *slab_of(const wino_args *w, wino_task k)
+{
+    const vn_conv_plan *p = w->p;
+    return w->u + (k.pt * p->K1 + k.pair * w->ncb_max) * p->C1 * VN_C0 * VN_C0;
+}
+
 static void gemm_kernel(vn_core *core, const void *args)
 {
     const wino_args *w = args;
@@ -94,10 +114,8 @@ static void gemm_kernel(vn_core *core, const void *args)
         p->bf16 ? vn_ptr(uint16_t, vn_buf_new(core, VN_B1, p->C1 * CHUNK * VN_C0, VN_U16)) : NULL;
     for (int64_t t = begin; t < end; t++) {
         vn_set_loop(core, t);
-        /* bf16: chunks outside the block pairs, so a converted chunk serves them all */
-        int64_t chunk = t % w->chunks, pair = (t / w->chunks) % w->pairs;
-        if (p->bf16) pair = t % w->pairs, chunk = (t / w->pairs) % w->chunks;
-        int64_t pt = t / (w->chunks * w->pairs), ob = pair * w->ncb_max;
+        wino_task k = task_of(w, t);
+        int64_t pt = k.pt, chunk = k.chunk, ob = k.pair * w->ncb_max;
         int64_t col0 = chunk * CHUNK, cols = vn_ops_min(CHUNK, w->NT - col0);
         int64_t ncb = vn_ops_min(w->ncb_max, p->K1 - ob);
         vn_conv_row_args a = {0};
@@ -105,7 +123,7 @@ static void gemm_kernel(vn_core *core, const void *args)
         a.x_bstride = w->NT * VN_C0;
         a.cin_blocks = p->C1;
         a.ci_last = (int32_t)(cin - (p->C1 - 1) * VN_C0);
-        a.w = w->u + (pt * p->K1 + ob) * p->C1 * VN_C0 * VN_C0;
+        a.w = slab_of(w, k);
         a.w_bstride = p->C1 * VN_C0 * VN_C0;
         a.ncb = (int32_t)ncb;
         a.IH = a.KH = a.KW = a.sw = a.dw = a.dh = 1;
@@ -115,11 +133,8 @@ static void gemm_kernel(vn_core *core, const void *args)
         /* f32: a slab serves its chunks in turn; bf16 (chunks outer) rereads it a round later */
         a.w_cold = p->bf16 || t == begin || chunk == 0;
         /* f32: the next task's slab when it starts one (its first chunk) */
-        int64_t next_chunk = (t + 1) % w->chunks;
-        if (!p->bf16 && t + 1 < end && next_chunk == 0)
-            a.w_next = w->u + ((t + 1) / (w->chunks * w->pairs) * p->K1 +
-                               ((t + 1) / w->chunks) % w->pairs * w->ncb_max) *
-                                  p->C1 * VN_C0 * VN_C0;
+        wino_task nx = task_of(w, t + 1);
+        if (!p->bf16 && t + 1 < end && nx.chunk == 0) a.w_next = slab_of(w, nx);
         if (p->bf16) {
             a.x16 = bf16_chunk(w, pt, col0, cols, buf, &held);
             a.x_bstride = CHUNK * VN_C0;

@@ -148,7 +148,7 @@ void vn_conv_pack_winograd_bf16(const vn_conv_geom *g, const float *w, uint16_t 
 bool vn_conv_winograd_wins(const vn_conv_geom *g)
 {
     if (f4_wins(g)) return true;
-    if (vn_conv_winograd_variant(g) != VN_WINO_F2) return false;
+    if (tiles_of(g, 2) < 8) return false; /* F(4x4) by vn_conv_winograd_variant's rule */
     int64_t least = vn_isa_active() == VN_ISA_AVX512 ? 256 : 32;
     return g->C >= least && g->K >= least;
 }
