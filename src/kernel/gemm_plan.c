@@ -149,18 +149,38 @@ static int64_t tiles_of(int64_t N, int64_t tiles, int64_t nr)
     return cdiv(N, rup(cdiv(N, tiles), nr));
 }
 
+/* At least `from` (and at most twice as many) column tiles that cut N's
+ * `panels` NR panels into tiles of one width, their count times `per` (the
+ * other tiles of a column) a multiple of the workers; 0 if none. Equal
+ * counts of unequal tiles still leave a worker with more columns: 768
+ * columns in 10 tiles of 80 (9 x 5 panels and 3) gave one of 2 workers 25
+ * panels and the other 23, so BERT's 128 x 768 x 768 waited 4 % on it. */
+static int64_t even_column_tiles(int64_t panels, int64_t from, int64_t per, int32_t workers)
+{
+    for (int64_t t = from; t <= 2 * from && t <= panels; t++)
+        if (panels % t == 0 && (per * t) % workers == 0) return t;
+    return 0;
+}
+
 /* The grid: nt column tiles of nb and mt row tiles of mb per batch. At least
  * mt_min row tiles (so one tile's partial sums stay in L2); then, so that the
  * block count is a multiple of the workers, more column tiles when M is small
  * (every worker then packs only its own columns of B, and A is cheap to pack
- * twice), else more row tiles. */
+ * twice; tiles of one width where some count gives that), else more row
+ * tiles. */
 static void choose_grid(vn_gemm_plan *p, int32_t workers, int64_t mt_min)
 {
     const vn_gemm_desc *d = &p->d;
     int64_t M = d->M > 0 ? d->M : 1, N = d->N > 0 ? d->N : 1;
     int64_t max_mt = cdiv(M, p->s.mr), max_nt = cdiv(N, p->s.nr);
     int64_t nt = cdiv(N, p->nb), mt = min64(mt_min, max_mt);
-    if (workers > 1 && (d->batch * nt * mt) % workers != 0 && M <= 512) {
+    int64_t even =
+        workers > 1 && M <= 512
+            ? even_column_tiles(max_nt, cdiv(max_nt, p->nb / p->s.nr), d->batch * mt, workers)
+            : 0;
+    if (even) {
+        nt = even;
+    } else if (workers > 1 && (d->batch * nt * mt) % workers != 0 && M <= 512) {
         int64_t t = nt;
         /* the count after nb is rounded to whole panels (3072 columns in 40
          * tiles of 80 are 39: BERT's 128 x 3072 x 768 then split its rows

@@ -216,12 +216,14 @@ static vn_gemm_args make_args(const vn_gemm_desc *d, bufs *x, bool packed, void 
 }
 
 /* Runs a case unpacked (checked against the reference) and packed (memcmp). */
-static void run_case(const vn_gemm_desc *d, const char *tag, bool also_packed)
+/* One product on `dev` (NULL: the default device) against the reference,
+ * and with B pre-packed against the unpacked run. */
+static void run_case_on(vn_device *dev, const vn_gemm_desc *d, const char *tag, bool also_packed)
 {
     bufs x;
     alloc_bufs(d, &x);
     vn_gemm_plan *p = NULL;
-    VT_OK(vn_gemm_plan_create(NULL, d, &p));
+    VT_OK(vn_gemm_plan_create(dev, d, &p));
     if (!p) {
         free_bufs(&x);
         return;
@@ -243,6 +245,39 @@ static void run_case(const vn_gemm_desc *d, const char *tag, bool also_packed)
     }
     vn_gemm_plan_destroy(p);
     free_bufs(&x);
+}
+
+static void run_case(const vn_gemm_desc *d, const char *tag, bool also_packed)
+{
+    run_case_on(NULL, d, tag, also_packed);
+}
+
+/* With 2 workers, an M = 128 product's column tiles are equally wide and
+ * even in number, so neither worker gets more panels (768 columns had gone
+ * in 10 tiles of 80: 25 panels against 23); the products stay right. */
+static void test_two_workers_even_tiles(void)
+{
+    vn_device_options o = {0};
+    o.num_threads = 2;
+    vn_device *dev = NULL;
+    VT_OK(vn_device_create(&o, &dev));
+    if (!dev) return;
+    static const int64_t ns[] = {576, 768, 1280, 3072, 4096};
+    for (int i = 0; i < 5; i++) {
+        vn_gemm_desc d = vn_gemm_desc_default(128, ns[i], i < 2 ? 768 : 256);
+        d.b_prepacked = true;
+        vn_gemm_plan *p = NULL;
+        VT_OK(vn_gemm_plan_create(dev, &d, &p));
+        if (!p) continue;
+        vn_gemm_tiling t = vn_gemm_plan_tiling(p);
+        int64_t panels = (d.N + t.nr - 1) / t.nr;
+        VT_CHECK(t.nc % t.nr == 0 && panels % (t.nc / t.nr) == 0 && t.block_dim % 2 == 0,
+                 "N %lld: %d tiles of %lld columns (%lld panels)", (long long)d.N, t.block_dim,
+                 (long long)t.nc, (long long)panels);
+        vn_gemm_plan_destroy(p);
+        if (i < 2) run_case_on(dev, &d, "two workers", true);
+    }
+    vn_device_destroy(dev);
 }
 
 static void test_f32_sweep(void)
@@ -500,6 +535,7 @@ int main(void)
     VT_RUN(test_f32_sweep);
     VT_RUN(test_f32_grid);
     VT_RUN(test_f32_large);
+    VT_RUN(test_two_workers_even_tiles);
     VT_RUN(test_prepacked_hint);
     VT_RUN(test_run_pack_no_memory);
     VT_RUN(test_trans_strided);
