@@ -174,13 +174,13 @@ static void choose_grid(vn_gemm_plan *p, int32_t workers, int64_t mt_min)
     int64_t M = d->M > 0 ? d->M : 1, N = d->N > 0 ? d->N : 1;
     int64_t max_mt = cdiv(M, p->s.mr), max_nt = cdiv(N, p->s.nr);
     int64_t nt = cdiv(N, p->nb), mt = min64(mt_min, max_mt);
-    int64_t even =
-        workers > 1 && M <= 512
-            ? even_column_tiles(max_nt, cdiv(max_nt, p->nb / p->s.nr), d->batch * mt, workers)
-            : 0;
+    bool split_columns = workers > 1 && M <= 512;
+    int64_t even = split_columns ? even_column_tiles(max_nt, cdiv(max_nt, p->nb / p->s.nr),
+                                                     d->batch * mt, workers)
+                                 : 0;
     if (even) {
         nt = even;
-    } else if (workers > 1 && (d->batch * nt * mt) % workers != 0 && M <= 512) {
+    } else if (split_columns && (d->batch * nt * mt) % workers != 0) {
         int64_t t = nt;
         /* the count after nb is rounded to whole panels (3072 columns in 40
          * tiles of 80 are 39: BERT's 128 x 3072 x 768 then split its rows

@@ -215,9 +215,8 @@ static vn_gemm_args make_args(const vn_gemm_desc *d, bufs *x, bool packed, void 
     return a;
 }
 
-/* Runs a case unpacked (checked against the reference) and packed (memcmp). */
-/* One product on `dev` (NULL: the default device) against the reference,
- * and with B pre-packed against the unpacked run. */
+/* Runs a case on `dev` (NULL: the default device) unpacked (checked against
+ * the reference) and packed (memcmp). */
 static void run_case_on(vn_device *dev, const vn_gemm_desc *d, const char *tag, bool also_packed)
 {
     bufs x;
