@@ -127,7 +127,8 @@ const char *vn_position_name(vn_position position);
 
 /* A view into scratch. `bytes` is what remains of the underlying buffer from
  * `data` on (the extent checked mode allows). `owner`/`slot` identify the queue
- * buffer it came from (owner -1: a vn_buf). Pass by value; do not edit fields. */
+ * buffer it came from (owner -1: a vn_buf; VN_OWNER_GM: a window onto global
+ * memory, slot its cache hint). Pass by value; do not edit fields. */
 typedef struct vn_local {
     void *data;
     int32_t bytes;
@@ -140,7 +141,7 @@ typedef struct vn_local {
 #define vn_ptr(T, t) ((T *)(t).data)
 
 /* Element `offset` of t as a new view (same owner); checked mode verifies the
- * offset is inside and 32-byte aligned. */
+ * offset is inside and (unless t is a window, vn_gm_window) 32-byte aligned. */
 #define vn_local_at(core, t, offset) vn_local_at_(core, t, offset, VN_HERE)
 vn_local vn_local_at_(vn_core *core, vn_local t, int64_t offset, vn_site site);
 
@@ -174,6 +175,23 @@ void vn_free_(vn_core *core, vn_queue *q, vn_local t, vn_site site);
 #define vn_buf_new(core, position, count, dtype) vn_buf_new_(core, position, count, dtype, VN_HERE)
 vn_local vn_buf_new_(vn_core *core, vn_position position, int64_t count, vn_dtype dtype,
                      vn_site site);
+
+/* A window onto `count` elements of global tensor g from element `offset` on,
+ * usable wherever a vector instruction takes a local tensor (its owner is
+ * VN_OWNER_GM). The CPU has no separate UB: a tile that needs no layout change,
+ * cast or broadcast can be computed where it lies, so an element-wise pass
+ * reads each input once and writes its output once, with no VECIN / VECOUT
+ * copies (on one core those run as separate read and write phases, at about
+ * half the bandwidth of a loop that reads and writes together:
+ * docs/architecture.md). A dst window onto a VN_CACHE_STREAM tensor is written
+ * with non-temporal stores by the element-wise instructions (the block end
+ * fences them). A window is not a queue buffer (it cannot be enqueued or
+ * freed) and needs no 32-byte alignment. Instructions wait for this block's
+ * pending copies as always. Fails the block if the window exceeds 2 GiB;
+ * checked mode validates the extent against g. */
+#define VN_OWNER_GM                          (-2)
+#define vn_gm_window(core, g, offset, count) vn_gm_window_(core, g, offset, count, VN_HERE)
+vn_local vn_gm_window_(vn_core *core, vn_gm g, int64_t offset, int64_t count, vn_site site);
 
 /* ---- copies between global memory and scratch ----------------------------- */
 

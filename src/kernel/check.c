@@ -16,7 +16,9 @@
 /* Names the buffer a tensor came from, for messages. */
 static void describe(const vn_core *core, vn_local t, char *out, size_t cap)
 {
-    if (t.owner >= 0 && t.owner < core->num_queues) {
+    if (t.owner == VN_OWNER_GM) {
+        snprintf(out, cap, "a window onto global memory");
+    } else if (t.owner >= 0 && t.owner < core->num_queues) {
         const struct vn_queue *q = &core->queues[t.owner];
         snprintf(out, cap, "%s queue %d buffer %d", vn_position_name(q->position), (int)t.owner,
                  (int)t.slot);
@@ -26,8 +28,21 @@ static void describe(const vn_core *core, vn_local t, char *out, size_t cap)
     }
 }
 
+/* A window (window.c) was checked against its tensor when made. */
+static void check_window(vn_core *core, vn_local t, const char *call, vn_site site)
+{
+    if (!t.data || t.bytes < 0 || !vn_dtype_valid(t.dtype))
+        vn_core_fail(core, site, call,
+                     "malformed window onto global memory (%p, %d bytes, dtype %d)", t.data,
+                     (int)t.bytes, (int)t.dtype);
+}
+
 void vn_check_local(vn_core *core, vn_local t, const char *call, vn_site site)
 {
+    if (t.owner == VN_OWNER_GM) {
+        check_window(core, t, call, site);
+        return;
+    }
     int a = vn_core_arena_of(core, t.data);
     if (a < 0)
         vn_core_fail(core, site, call,

@@ -76,7 +76,7 @@ vn_local vn_local_at_(vn_core *core, vn_local t, int64_t offset, vn_site site)
             vn_core_fail(core, site, "vn_local_at",
                          "offset %lld (%lld bytes) is outside the tensor's %d bytes",
                          (long long)offset, (long long)byte, (int)t.bytes);
-        if (((uintptr_t)t.data + (uintptr_t)byte) % VN_BLOCK_BYTES != 0)
+        if (t.owner != VN_OWNER_GM && ((uintptr_t)t.data + (uintptr_t)byte) % VN_BLOCK_BYTES != 0)
             vn_core_fail(core, site, "vn_local_at",
                          "offset %lld of %s (%lld bytes) is not 32-byte aligned: local tensors "
                          "must start on a 32-byte block",

@@ -151,6 +151,11 @@ vn_local vn_alloc_(vn_core *core, vn_queue *q, vn_site site)
 static void check_owned(vn_core *core, vn_queue *q, vn_local t, bool at_start, const char *call,
                         vn_site site)
 {
+    if (t.owner == VN_OWNER_GM)
+        vn_core_fail(core, site, call,
+                     "the tensor is a window onto global memory, not a buffer of "
+                     "this %s queue %d",
+                     vn_position_name(q->position), (int)q->id);
     if (t.owner != q->id || t.slot < 0 || t.slot >= q->num)
         vn_core_fail(core, site, call,
                      "the tensor (queue %d, buffer %d) does not belong to this %s queue %d",

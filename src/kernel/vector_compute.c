@@ -64,10 +64,9 @@ static void vn_half_compute(vn_vop op, vn_to_f32_fn to, vn_from_f32_fn from, uin
     }
 }
 
-void vn_vec_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, const void *b, double s,
-                    int64_t n)
+static void vn_vec_compute_cached(vn_vop op, vn_dtype dtype, void *dst, const void *a,
+                                  const void *b, double s, int64_t n)
 {
-    if (n <= 0) return;
     switch (dtype) {
     case VN_F32:
         vn_f32_chunked(op, dst, a, b, (float)s, n);
@@ -89,6 +88,36 @@ void vn_vec_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, const v
     default:
         break; /* callers checked vn_vop_supports */
     }
+}
+
+/* A streamed dst: each chunk is computed into an L1 staging buffer and written
+ * out with non-temporal stores at once, so that reads and writes are in flight
+ * together. Computing a whole tile and then streaming it out runs as two
+ * phases: on the Zen 3 host a raw f32 Add over 64 Mi elements did 22 GB/s that
+ * way against 28-29 GB/s in 512-byte chunks (256 B: 26, 1 KiB: 23). */
+#define VN_VEC_STREAM_BYTES 512
+
+static void vn_vec_compute_streamed(vn_vop op, vn_dtype dtype, uint8_t *dst, const uint8_t *a,
+                                    const uint8_t *b, double s, int64_t n)
+{
+    _Alignas(64) uint8_t stage[VN_VEC_STREAM_BYTES];
+    int64_t size = (int64_t)vn_dtype_size(dtype), step = VN_VEC_STREAM_BYTES / size;
+    bool binary = vn_vop_kind_of(op) == VN_VOP_BINARY;
+    for (int64_t i = 0; i < n; i += step) {
+        int64_t m = n - i < step ? n - i : step;
+        vn_vec_compute_cached(op, dtype, stage, a + i * size, binary ? b + i * size : b, s, m);
+        vn_stream_store(dst + i * size, stage, (size_t)(m * size));
+    }
+}
+
+void vn_vec_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, const void *b, double s,
+                    int64_t n, bool stream)
+{
+    if (n <= 0) return;
+    if (stream)
+        vn_vec_compute_streamed(op, dtype, dst, a, b, s, n);
+    else
+        vn_vec_compute_cached(op, dtype, dst, a, b, s, n);
 }
 
 /* Round to nearest (ties to even, as the default rounding mode does) and

@@ -14,9 +14,10 @@
 
 /* dst[i] = op(a[i], b[i] or s) for i < n on raw arrays of `dtype`, which must
  * be supported by op (vn_vop_supports). b is ignored by unary and scalar ops,
- * s by the others. dst may equal a or b. */
+ * s by the others. dst may equal a or b. stream: dst is global memory past the
+ * caches, written with non-temporal stores (the caller sees to the fence). */
 void vn_vec_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, const void *b, double s,
-                    int64_t n);
+                    int64_t n, bool stream);
 /* The i32 part of vn_vec_compute (vector_i32.c). */
 void vn_vec_compute_i32(vn_vop op, int32_t *dst, const int32_t *a, const int32_t *b, int32_t s,
                         int64_t n);
@@ -25,6 +26,12 @@ void vn_vec_compute_i32(vn_vop op, int32_t *dst, const int32_t *a, const int32_t
  * integer types round to nearest and saturate, NaN -> 0) and read back. */
 void vn_scalar_store(vn_dtype dtype, void *p, double v);
 double vn_scalar_load(vn_dtype dtype, const void *p);
+
+/* t is a window onto a VN_CACHE_STREAM global tensor (vn_gm_window). */
+static inline bool vn_local_streamed(vn_local t)
+{
+    return t.owner == VN_OWNER_GM && t.slot == VN_CACHE_STREAM;
+}
 
 /* Checked mode: t is a well-formed local of dtype `want`. */
 void vn_vec_check_operand(vn_core *core, vn_local t, vn_dtype want, const char *what,

@@ -126,7 +126,7 @@ static void vn_rep_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, 
     bool contiguous = st.blk[0] == 1 && st.blk[1] == 1 && st.rep[0] == 8 && st.rep[1] == 8 &&
                       (!binary || (st.blk[2] == 1 && st.rep[2] == 8));
     if (contiguous && vn_mask_full(mask, lanes)) {
-        vn_vec_compute(op, dtype, dst, a, b, s, (int64_t)repeat * lanes);
+        vn_vec_compute(op, dtype, dst, a, b, s, (int64_t)repeat * lanes, false);
         return;
     }
     _Alignas(64) uint8_t ga[VN_REPEAT_BYTES], gb[VN_REPEAT_BYTES], res[VN_REPEAT_BYTES];
@@ -134,7 +134,7 @@ static void vn_rep_compute(vn_vop op, vn_dtype dtype, void *dst, const void *a, 
     for (int32_t r = 0; r < repeat; r++) {
         vn_rep_gather(ga, a, r, st.blk[1], st.rep[1], mask, per_block);
         if (binary) vn_rep_gather(gb, b, r, st.blk[2], st.rep[2], mask, per_block);
-        vn_vec_compute(op, dtype, res, ga, gb, s, lanes);
+        vn_vec_compute(op, dtype, res, ga, gb, s, lanes, false);
         vn_rep_scatter(dst, res, r, st.blk[0], st.rep[0], mask, size);
     }
 }

@@ -49,6 +49,11 @@ typedef struct vn_fused_plan {
      * collapsed output seen as [rows, L] */
     int64_t numel, L, rows, C, R, cpr, tiles, cap;
     int32_t block_dim;
+    /* Tiles are computed where they lie (vn_gm_window), without VECIN / VECOUT
+     * copies: no casts, and every input read is whole-tensor or constant in a
+     * layout without row padding (see in_place_possible). Then only the final
+     * result is in OUT (the output window) and queue inputs are windows. */
+    bool in_place;
 } vn_fused_plan;
 
 /* Checks a program for `num_inputs` inputs of dtype `dtype`: register

@@ -5,6 +5,10 @@
  * dtype if needed, each instruction is one vector instruction over the tile,
  * the result is cast back if needed and copied out: one pass over memory.
  *
+ * A plan computed in place (p->in_place) skips the copies: each tile is one
+ * contiguous run of the output, its inputs and its result are windows onto
+ * global memory (vn_gm_window), and only intermediates live in UB.
+ *
  * Scratch layout invariant (see rowio.c): row j of a tile starts at element
  * j * W, W = vn_ops_row_width(ncols, io); instructions run over nrows * W
  * elements, padding included (padding holds 1s or broadcast copies).
@@ -133,10 +137,11 @@ static void carve(vn_core *c, const vn_fused_plan *p, fused_block *fb)
 {
     bool stage = false;
     for (int32_t i = 0; i < p->prog.num_inputs; i++) {
-        if (loaded_per_tile(p, i)) fb->q[i] = vn_queue_new(c, VN_VECIN, 2, p->cap, p->io);
+        if (loaded_per_tile(p, i) && !p->in_place)
+            fb->q[i] = vn_queue_new(c, VN_VECIN, 2, p->cap, p->io);
         stage |= p->reg_kind[i] == VN_REG_CONST && p->cls[i] == VN_FUSED_ROWCONST;
     }
-    fb->qout = vn_queue_new(c, VN_VECOUT, 2, p->cap, p->io);
+    if (!p->in_place) fb->qout = vn_queue_new(c, VN_VECOUT, 2, p->cap, p->io);
     for (int32_t s = 0; s < p->num_slots; s++)
         fb->slots[s] = vn_buf_new(c, VN_VECCALC, p->cap, p->cdt);
     for (int32_t k = 0; k < p->num_consts; k++)
@@ -193,7 +198,7 @@ static void exec_instr(vn_core *c, const vn_fused_plan *p, fused_block *fb, int3
         break;
     }
     /* Inputs read in place from their queue go back once read for the last time. */
-    for (int32_t i = 0; i < p->prog.num_inputs; i++)
+    for (int32_t i = 0; i < p->prog.num_inputs && !p->in_place; i++)
         if (p->reg_kind[i] == VN_REG_QUEUE && p->last_use[i] == k)
             vn_free(c, fb->q[i], fb->regs[i]);
 }
@@ -213,6 +218,22 @@ static void compute_and_store(vn_core *c, const fused_args *a, fused_block *fb, 
     vn_free(c, fb->qout, o);
 }
 
+/* The in-place tile: inputs and result are windows onto global memory. (Queuing
+ * the next tile's inputs with vn_prefetch made Add and ReLU-Add slower: the
+ * hardware prefetcher follows these sequential runs.) */
+static void compute_in_place(vn_core *c, const fused_args *a, fused_block *fb, const tile_geom *g)
+{
+    const vn_fused_plan *p = a->p;
+    int64_t off = g->row0 * p->L + g->col0, n = g->nrows * g->ncols;
+    for (int32_t i = 0; i < p->prog.num_inputs; i++) {
+        if (p->reg_kind[i] == VN_REG_CONST) fb->regs[i] = fb->consts[p->reg_index[i]];
+        if (!loaded_per_tile(p, i)) continue;
+        fb->regs[i] = vn_gm_window(c, a->in[i], off, n);
+    }
+    vn_local o = vn_gm_window(c, a->out, off, n);
+    for (int32_t k = 0; k < p->prog.num_instrs; k++) exec_instr(c, p, fb, k, o, n);
+}
+
 static void fused_kernel(vn_core *c, const void *args)
 {
     const fused_args *a = args;
@@ -227,6 +248,10 @@ static void fused_kernel(vn_core *c, const void *args)
     for (int64_t t = begin; t < end; t++) {
         vn_set_loop(c, t);
         tile_geom g = geometry(p, t);
+        if (p->in_place) {
+            compute_in_place(c, a, &fb, &g);
+            continue;
+        }
         copy_in(c, a, &fb, &g);
         compute_and_store(c, a, &fb, &g);
     }

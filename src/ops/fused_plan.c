@@ -64,10 +64,12 @@ static void classify(vn_fused_plan *p, bool allow_rowconst)
     vn_fused_assign_registers(p);
 }
 
-/* Scratch bytes per element of tile capacity (see the kernel's carving). */
+/* Scratch bytes per element of tile capacity (see the kernel's carving). In
+ * place, the inputs and the output have no queues. */
 static int64_t bytes_per_elem(const vn_fused_plan *p)
 {
     int64_t io = (int64_t)vn_dtype_size(p->io), c = (int64_t)vn_dtype_size(p->cdt);
+    if (p->in_place) return io /* broadcast values */ + c * (p->num_slots + p->num_consts);
     int64_t bytes = 2 * io /* output queue */ + io /* broadcast values */;
     bool stage = false;
     for (int32_t i = 0; i < p->prog.num_inputs; i++) {

@@ -119,6 +119,7 @@ static void chain_into_out(const vn_fused_plan *p, bool *out)
     if (p->cdt != p->io) return; /* the result is cast into OUT from a slot */
     int32_t k = g->num_instrs - 1;
     out[g->num_inputs + k] = true;
+    if (p->in_place) return; /* OUT is global memory: nothing is read back from it */
     for (;;) {
         const vn_fused_instr *in = &g->instrs[k];
         int32_t srcs[2] = {in->src0, vn_vop_kind_of(in->op) == VN_VOP_BINARY ? in->src1 : -1};
@@ -131,12 +132,29 @@ static void chain_into_out(const vn_fused_plan *p, bool *out)
     }
 }
 
+/* Whether tiles can be computed in global memory: no casts, and each input
+ * read is either the output's layout (a tile is one contiguous run of it) or a
+ * constant whose scratch layout is that run's (a scalar, or rows that need no
+ * padding to 32 bytes). */
+static bool in_place_possible(const vn_fused_plan *p)
+{
+    if (p->cdt != p->io) return false;
+    bool unpadded = p->L * (int64_t)vn_dtype_size(p->io) % VN_BLOCK_BYTES == 0;
+    for (int32_t i = 0; i < p->prog.num_inputs; i++) {
+        if (p->last_use[i] < 0 || p->cls[i] == VN_FUSED_FULL || p->cls[i] == VN_FUSED_SCALAR)
+            continue;
+        if (p->cls[i] != VN_FUSED_ROWCONST || !unpadded) return false;
+    }
+    return true;
+}
+
 void vn_fused_assign_registers(vn_fused_plan *p)
 {
     const vn_fused_program *g = &p->prog;
     slot_pool s = {{0}, 0, 0};
     bool out[VN_FUSED_MAX_REGS];
     compute_last_use(p);
+    p->in_place = in_place_possible(p);
     chain_into_out(p, out);
     assign_inputs(p, &s);
     int16_t saved[VN_FUSED_MAX_REGS];

@@ -1,7 +1,8 @@
 /*
  * test_vector.c — the first-n form of the element-wise instructions through
  * real launches (GM -> scratch -> GM, tiled with the _pad copies): every op x
- * every dtype it exists for x lengths 1 .. 1000003, against double references;
+ * every dtype it exists for x lengths 1 .. 1000003, against double references,
+ * copied through scratch and computed in place (vn_gm_window);
  * Duplicate; counters; the argument checks of checked mode.
  */
 #include "kernel/vec_kernel.h"
@@ -101,18 +102,27 @@ static int64_t count_bad(const vt_op *o, vn_dtype d, const void *a, const void *
     return bad;
 }
 
-static void run_case(const vt_op *o, vn_dtype d, int64_t n, int checked, vt_rng *rng)
+/* In window modes the three arrays start one element past an allocation, so
+ * windows (and non-temporal stores) start unaligned. */
+static void run_case_in(const vt_op *o, vn_dtype d, int64_t n, int checked, vt_window w,
+                        vt_rng *rng)
 {
-    size_t size = vn_dtype_size(d);
-    void *a = malloc(size * (size_t)n), *b = malloc(size * (size_t)n),
-         *out = malloc(size * (size_t)n);
+    size_t size = vn_dtype_size(d), skew = w == VT_COPY ? 0 : size;
+    uint8_t *ab = malloc(size * (size_t)(n + 1)), *bb = malloc(size * (size_t)(n + 1)),
+            *ob = malloc(size * (size_t)(n + 1));
+    void *a = ab + skew, *b = bb + skew, *out = ob + skew;
     fill(rng, o, d, a, b, n);
-    vt_tiled t = {o->op, d, a, b, out, o->s, n};
+    vt_tiled t = {o->op, d, a, b, out, o->s, n, w};
     VT_OK(vt_tiled_run(&t, checked));
     int64_t bad = count_bad(o, d, a, b, out, n);
-    VT_CHECK(bad == 0, "%s %s n=%lld checked=%d: %lld wrong", vn_vop_name(o->op), vn_dtype_name(d),
-             (long long)n, checked, (long long)bad);
-    free(a), free(b), free(out);
+    VT_CHECK(bad == 0, "%s %s n=%lld checked=%d window %d: %lld wrong", vn_vop_name(o->op),
+             vn_dtype_name(d), (long long)n, checked, (int)w, (long long)bad);
+    free(ab), free(bb), free(ob);
+}
+
+static void run_case(const vt_op *o, vn_dtype d, int64_t n, int checked, vt_rng *rng)
+{
+    run_case_in(o, d, n, checked, VT_COPY, rng);
 }
 
 static void test_every_op_dtype_length(void)
@@ -135,6 +145,23 @@ static void test_long_lengths(void)
         for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++)
             if (vn_vop_supports(ops[k], dtypes[di]))
                 run_case(&vt_ops[ops[k]], dtypes[di], 1000003, 0, &rng);
+}
+
+/* Every op and dtype computed in place in global memory (vn_gm_window), the
+ * output cached and streamed, from unaligned starts. */
+static void test_windows(void)
+{
+    static const int64_t lens[] = {1, 33, 4095, 20003};
+    vt_rng rng = {0x123};
+    for (int k = 0; k < VN_VOP_COUNT; k++)
+        for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++) {
+            if (!vn_vop_supports(vt_ops[k].op, dtypes[di])) continue;
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+                for (int checked = 0; checked < 2; checked++) {
+                    run_case_in(&vt_ops[k], dtypes[di], lens[li], checked, VT_WINDOW, &rng);
+                    run_case_in(&vt_ops[k], dtypes[di], lens[li], checked, VT_WINDOW_STREAM, &rng);
+                }
+        }
 }
 
 static void test_supports_table(void)
@@ -213,6 +240,42 @@ static void wrong_kind_body(vn_core *c, vn_local *l, const void *p)
     vn_vbinary(c, VN_VOP_EXP, l[0], l[1], l[1], 16);
 }
 
+/* Checked mode: a window past its tensor's end, and a window given to a queue
+ * (it is not a queue buffer). */
+static void window_past_end_kernel(vn_core *c, const void *p)
+{
+    vn_gm g = vn_gm_make((void *)p, VN_F32, 64);
+    vn_local w = vn_gm_window(c, g, 8, 56); /* the last element: fine */
+    vn_adds(c, w, w, 1.0, 56);
+    bad_line = __LINE__ + 1;
+    w = vn_gm_window(c, g, 9, 56);
+}
+
+static void window_enqueued_kernel(vn_core *c, const void *p)
+{
+    vn_queue *q = vn_queue_new(c, VN_VECOUT, 1, 64, VN_F32);
+    vn_local w = vn_gm_window(c, vn_gm_make((void *)p, VN_F32, 64), 0, 64);
+    bad_line = __LINE__ + 1;
+    vn_enque(c, q, w);
+}
+
+static void test_window_errors(void)
+{
+    float x[64] = {0};
+    vn_launch_desc d = {window_past_end_kernel, "window_past_end", 1, x, 1};
+    vn_status st = vn_launch(vt_dev(), &d, NULL);
+    printf("  expected error: %s\n", vn_last_error());
+    VT_FAILS_AT(st, "vn_gm_window", "test_vector.c", bad_line);
+    VT_CONTAINS(vn_last_error(), "out of bounds");
+    VT_CHECK(x[63] == 1.0f && x[7] == 0.0f, "the valid window's add: x[63] %g x[7] %g", x[63],
+             x[7]);
+    vn_launch_desc e = {window_enqueued_kernel, "window_enqueued", 1, x, 1};
+    st = vn_launch(vt_dev(), &e, NULL);
+    printf("  expected error: %s\n", vn_last_error());
+    VT_FAILS_AT(st, "vn_enque", "test_vector.c", bad_line);
+    VT_CONTAINS(vn_last_error(), "window onto global memory");
+}
+
 static void test_checked_errors(void)
 {
     float f0[64] = {0}, f1[64] = {0};
@@ -247,6 +310,8 @@ int main(void)
     VT_RUN(test_supports_table);
     VT_RUN(test_every_op_dtype_length);
     VT_RUN(test_long_lengths);
+    VT_RUN(test_windows);
+    VT_RUN(test_window_errors);
     VT_RUN(test_duplicate);
     VT_RUN(test_checked_errors);
     return vt_summary();

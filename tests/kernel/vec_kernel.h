@@ -8,7 +8,9 @@
  * (192 KiB by default).
  *
  * vt_tiled_run: a multi-block GM -> scratch -> GM element-wise kernel for long
- * lengths (first-n form), tiles padded with vn_copy_in_pad / vn_copy_out_pad.
+ * lengths (first-n form), tiles padded with vn_copy_in_pad / vn_copy_out_pad,
+ * or (window != VT_COPY) computed in place through vn_gm_window, the output
+ * cached or streamed.
  */
 #ifndef VINCI_TESTS_KERNEL_VEC_KERNEL_H
 #define VINCI_TESTS_KERNEL_VEC_KERNEL_H
@@ -76,6 +78,8 @@ static inline vn_status vt_stage_run(vt_stage *s, int checked, vn_kernel_counter
 
 /* ---- tiled first-n element-wise kernel ----------------------------------------- */
 
+typedef enum vt_window { VT_COPY = 0, VT_WINDOW, VT_WINDOW_STREAM } vt_window;
+
 typedef struct vt_tiled {
     vn_vop op;
     vn_dtype dtype;
@@ -83,6 +87,7 @@ typedef struct vt_tiled {
     void *out;
     double s;
     int64_t n;
+    vt_window window;
 } vt_tiled;
 
 #define VT_TILE 8192 /* elements per tile: 3 x 32 KiB of f32 */
@@ -96,13 +101,22 @@ static void vt_tiled_kernel(vn_core *c, const void *p)
     vn_local lo = vn_buf_new(c, VN_VECOUT, VT_TILE, t->dtype);
     bool binary = vn_vop_kind_of(t->op) == VN_VOP_BINARY;
     int64_t tiles = (t->n + VT_TILE - 1) / VT_TILE;
+    vn_gm ga = vn_gm_make((void *)t->a, t->dtype, t->n),
+          gb = vn_gm_make((void *)t->b, t->dtype, t->n);
+    vn_gm gout = vn_gm_make(t->out, t->dtype, t->n);
+    if (t->window == VT_WINDOW_STREAM) gout.hint = VN_CACHE_STREAM;
     for (int64_t k = vn_block_idx(c); k < tiles; k += vn_block_num(c)) {
         vn_set_loop(c, k);
         int64_t off = k * VT_TILE, m = t->n - off < VT_TILE ? t->n - off : VT_TILE;
         vn_copy_pad_params cp = {1, (uint32_t)(m * (int64_t)size), 0, 0};
-        vn_copy_in_pad(c, la, vn_gm_make((void *)t->a, t->dtype, t->n), off, cp, (vn_pad){0});
-        if (binary)
-            vn_copy_in_pad(c, lb, vn_gm_make((void *)t->b, t->dtype, t->n), off, cp, (vn_pad){0});
+        if (t->window != VT_COPY) {
+            la = vn_gm_window(c, ga, off, m);
+            lb = binary ? vn_gm_window(c, gb, off, m) : la;
+            lo = vn_gm_window(c, gout, off, m);
+        } else {
+            vn_copy_in_pad(c, la, ga, off, cp, (vn_pad){0});
+            if (binary) vn_copy_in_pad(c, lb, gb, off, cp, (vn_pad){0});
+        }
         switch (vn_vop_kind_of(t->op)) {
         case VN_VOP_UNARY:
             vn_vunary(c, t->op, lo, la, m);
@@ -114,7 +128,7 @@ static void vt_tiled_kernel(vn_core *c, const void *p)
             vn_vscalar(c, t->op, lo, la, t->s, m);
             break;
         }
-        vn_copy_out_pad(c, vn_gm_make(t->out, t->dtype, t->n), off, lo, cp);
+        if (t->window == VT_COPY) vn_copy_out_pad(c, gout, off, lo, cp);
     }
 }
 

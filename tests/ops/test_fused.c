@@ -1,8 +1,9 @@
 /*
  * test_fused.c — fused element-wise programs (vinci::FusedElementwise): the
  * seeds' ReLU-Add, a longer chain with scalar and broadcast inputs, register
- * reuse corner cases, a tiny UB (many small tiles), the attribute form, and
- * program errors. References interpret the program in double.
+ * reuse corner cases, plans computed in place in global memory, a tiny UB
+ * (many small tiles), the attribute form, and program errors. References interpret the program in
+ * double.
  *
  * Tolerance: |y - ref| <= 1e-5 * (1 + max|ref|) for f32 (a chain of ~10
  * f32 roundings); plus one output ulp relative (2^-10 f16, 2^-7 bf16) for the
@@ -220,9 +221,10 @@ static void test_register_reuse(void)
     VT_CHECK(check_program(NULL, &g, VN_F16, d, -1, 1) == 0, "f16");
 }
 
-/* The VECOUT buffer holds the chain of values ending in the result: a
- * binary link reading a chain value and a slot, a value read twice by its
- * link, a link through src1; and the register kinds that implies. */
+/* Copying through scratch, the VECOUT buffer holds the chain of values ending
+ * in the result: a binary link reading a chain value and a slot, a value read
+ * twice by its link, a link through src1; and the register kinds that implies.
+ * Computed in place, OUT is global memory and holds the result only. */
 static void test_out_chain(void)
 {
     static const vn_fused_program g[3] = {
@@ -230,25 +232,79 @@ static void test_out_chain(void)
         {2, 3, {I(VN_VOP_ADD, 0, 1, 0), I(VN_VOP_MUL, 2, 2, 0), I(VN_VOP_RELU, 3, -1, 0)}},
         {2, 3, {I(VN_VOP_SUB, 0, 1, 0), I(VN_VOP_ABS, 2, -1, 0), I(VN_VOP_ADD, 0, 3, 0)}}};
     /* per program: the slots, and which intermediates (r2, r3, r4) live in OUT */
-    static const int slots[3] = {1, 0, 0};
+    static const int slots[2][3] = {{1, 0, 0}, {2, 1, 1}}; /* copied, in place */
     static const bool in_out[3][3] = {{false, true, true}, {true, true, true}, {true, true, true}};
     vn_tensor_desc d[2] = {vt_desc(VN_F32, 1, (int64_t[]){3001}),
                            vt_desc(VN_F32, 1, (int64_t[]){3001})};
     for (int k = 0; k < 3; k++) {
         VT_CHECK(check_program(NULL, &g[k], VN_F32, d, -1, 1) == 0, "program %d f32", k);
         VT_CHECK(check_program(NULL, &g[k], VN_F16, d, -1, 1) == 0, "program %d f16", k);
-        vn_fused_plan p;
-        memset(&p, 0, sizeof p);
-        p.prog = g[k];
-        p.io = p.cdt = VN_F32;
-        p.cls[0] = p.cls[1] = VN_FUSED_FULL;
-        vn_fused_assign_registers(&p);
-        VT_CHECK(p.num_slots == slots[k], "program %d: %d slots, want %d", k, (int)p.num_slots,
-                 slots[k]);
-        for (int r = 0; r < 3; r++)
-            VT_CHECK((p.reg_kind[2 + r] == VN_REG_OUT) == in_out[k][r], "program %d: r%d %s OUT", k,
-                     2 + r, in_out[k][r] ? "not in" : "in");
+        for (int place = 0; place < 2; place++) {
+            vn_fused_plan p;
+            memset(&p, 0, sizeof p);
+            p.prog = g[k];
+            p.io = p.cdt = VN_F32;
+            /* a general (broadcast) input is copied; whole-tensor inputs are read in place */
+            p.cls[0] = p.cls[1] = place ? VN_FUSED_FULL : VN_FUSED_GENERAL;
+            vn_fused_assign_registers(&p);
+            VT_CHECK(p.in_place == (place == 1), "program %d: in_place %d", k, (int)p.in_place);
+            VT_CHECK(p.num_slots == slots[place][k], "program %d place %d: %d slots, want %d", k,
+                     place, (int)p.num_slots, slots[place][k]);
+            for (int r = 0; r < 3; r++) {
+                bool want = place ? r == 2 : in_out[k][r];
+                VT_CHECK((p.reg_kind[2 + r] == VN_REG_OUT) == want,
+                         "program %d place %d: r%d %s OUT", k, place, 2 + r,
+                         want ? "not in" : "in");
+            }
+        }
     }
+}
+
+/* Which plans compute in place (no casts; whole-tensor, scalar, or unpadded
+ * row-constant inputs), with results against the reference, and an output
+ * that is its input's buffer (as the graph's memory plan makes them). */
+static void test_in_place(void)
+{
+    vn_device *dev = NULL;
+    VT_OK(vn_device_create(NULL, &dev));
+    if (!dev) return;
+    static const struct {
+        vn_dtype dt;
+        int rank_a, rank_b;
+        int64_t a[2], b[2];
+        bool in_place;
+    } cases[] = {
+        {VN_F32, 1, 1, {1000003}, {1000003}, true}, {VN_F16, 1, 1, {5000}, {5000}, false},
+        {VN_I32, 1, 1, {5000}, {5000}, true},       {VN_F32, 1, 0, {5000}, {0}, true},
+        {VN_F32, 2, 1, {129, 64}, {64}, true},      {VN_F32, 2, 1, {129, 77}, {77}, false},
+        {VN_F32, 2, 2, {129, 64}, {129, 1}, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        vn_tensor_desc d[2] = {vt_desc(cases[k].dt, cases[k].rank_a, cases[k].a),
+                               vt_desc(cases[k].dt, cases[k].rank_b, cases[k].b)};
+        vn_fused_plan *p = NULL;
+        VT_OK(vn_fused_plan_build("test", dev, &relu_add, d, 2, &d[0], &p));
+        if (!p) continue;
+        VT_CHECK(p->in_place == cases[k].in_place, "case %zu: in_place %d", k, (int)p->in_place);
+        free(p);
+        VT_CHECK(check_program(dev, &relu_add, cases[k].dt, d, -10, 10) == 0, "case %zu", k);
+    }
+    /* out = relu(x + y) written over x */
+    int64_t n = 1000003;
+    vn_tensor_desc d[2] = {vt_desc(VN_F32, 1, &n), vt_desc(VN_F32, 1, &n)};
+    float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4), *want = malloc((size_t)n * 4);
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = (float)(i % 97) - 48.0f, y[i] = (float)(i % 13) - 6.5f;
+        want[i] = x[i] + y[i] > 0 ? x[i] + y[i] : 0.0f;
+    }
+    vn_op_plan *plan = NULL;
+    VT_OK(vn_fused_plan_create(dev, &relu_add, d, 2, &plan));
+    vn_tensor in[2] = {{d[0], x}, {d[1], y}}, out = {d[0], x};
+    VT_OK(vn_op_run(plan, in, 2, &out, 1, NULL));
+    VT_CHECK(memcmp(x, want, (size_t)n * 4) == 0, "output over its input differs");
+    vn_op_plan_destroy(plan);
+    free(x), free(y), free(want);
+    vn_device_destroy(dev);
 }
 
 static void test_tiny_ub(void)
@@ -330,6 +386,7 @@ int main(void)
     VT_RUN(test_long_chain);
     VT_RUN(test_register_reuse);
     VT_RUN(test_out_chain);
+    VT_RUN(test_in_place);
     VT_RUN(test_tiny_ub);
     VT_RUN(test_attribute_form);
     VT_RUN(test_program_errors);
