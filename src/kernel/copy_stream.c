@@ -139,7 +139,7 @@ void vn_prefetch_drop_within(const void *lo, const void *hi)
 /* Below this, the fence and the head/tail handling cost more than they save. */
 #define STREAM_MIN_BYTES 256
 
-void vn_stream_store(void *dst, const void *src, size_t bytes)
+void vn_copy_streaming(void *dst, const void *src, size_t bytes)
 {
     uint8_t *d = dst;
     const uint8_t *s = src;
@@ -163,10 +163,5 @@ void vn_stream_store(void *dst, const void *src, size_t bytes)
         _mm_stream_si128((__m128i *)(d + i + 48), e);
     }
     memcpy(d + body, s + body, bytes - body);
-}
-
-void vn_copy_streaming(void *dst, const void *src, size_t bytes)
-{
-    vn_stream_store(dst, src, bytes);
     _mm_sfence();
 }

@@ -147,10 +147,8 @@ static inline bool vn_xfer_deferrable(const vn_core *core, vn_local t, vn_positi
            core->queues[t.owner].position == position;
 }
 
-/* memcpy with non-temporal stores (copy_stream.c): for VN_CACHE_STREAM outputs.
- * vn_stream_store leaves the fence to the block end (set core->xfer_streamed). */
+/* memcpy with non-temporal stores (copy_stream.c): for VN_CACHE_STREAM outputs. */
 void vn_copy_streaming(void *dst, const void *src, size_t bytes);
-void vn_stream_store(void *dst, const void *src, size_t bytes);
 
 /* Copy-out to global memory honouring the tensor's cache hint. */
 static inline void vn_gm_store(vn_gm g, void *dst, const void *src, size_t bytes)

@@ -53,6 +53,8 @@ typedef struct vn_affine_row {
     const float *bias, *res;
 } vn_affine_row;
 typedef void (*vn_f32_affine_row_fn)(float *dst, const float *v, const vn_affine_row *t, int64_t n);
+/* memcpy with non-temporal stores (the caller fences). */
+typedef void (*vn_stream_store_fn)(void *dst, const void *src, size_t bytes);
 
 typedef struct vn_isa_table {
     vn_isa isa;
@@ -66,6 +68,7 @@ typedef struct vn_isa_table {
     vn_f32_norm_rows_fn norm_rows;
     vn_f32_softmax_rows_fn softmax_rows;
     vn_f32_affine_row_fn affine_row;
+    vn_stream_store_fn stream_store;
 } vn_isa_table;
 
 /* Requests up to `lines` cache lines queued by vn_prefetch (copy_stream.c).
