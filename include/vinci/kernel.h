@@ -125,10 +125,11 @@ typedef enum vn_position {
 vn_arena vn_position_arena(vn_position position);
 const char *vn_position_name(vn_position position);
 
-/* A view into scratch. `bytes` is what remains of the underlying buffer from
- * `data` on (the extent checked mode allows). `owner`/`slot` identify the queue
- * buffer it came from (owner -1: a vn_buf; VN_OWNER_GM: a window onto global
- * memory, slot its cache hint). Pass by value; do not edit fields. */
+/* A view into scratch, or a window onto global memory (vn_gm_window). `bytes`
+ * is what remains of the underlying buffer from `data` on (the extent checked
+ * mode allows). `owner`/`slot` identify the queue buffer it came from (owner
+ * -1: a vn_buf; VN_OWNER_GM: a window, its mode and cache hint encoded in a
+ * negative slot). Pass by value; do not edit fields. */
 typedef struct vn_local {
     void *data;
     int32_t bytes;
@@ -177,21 +178,30 @@ vn_local vn_buf_new_(vn_core *core, vn_position position, int64_t count, vn_dtyp
                      vn_site site);
 
 /* A window onto `count` elements of global tensor g from element `offset` on,
- * usable wherever a vector instruction takes a local tensor (its owner is
- * VN_OWNER_GM). The CPU has no separate UB: a tile that needs no layout change,
- * cast or broadcast can be computed where it lies, so an element-wise pass
- * reads each input once and writes its output once, with no VECIN / VECOUT
- * copies (on one core those run as separate read and write phases, at about
- * half the bandwidth of a loop that reads and writes together:
- * docs/architecture.md). A dst window onto a VN_CACHE_STREAM tensor is written
- * with non-temporal stores by the element-wise instructions (the block end
- * fences them). A window is not a queue buffer (it cannot be enqueued or
- * freed) and needs no 32-byte alignment. Instructions wait for this block's
- * pending copies as always. Fails the block if the window exceeds 2 GiB;
- * checked mode validates the extent against g. */
-#define VN_OWNER_GM                          (-2)
-#define vn_gm_window(core, g, offset, count) vn_gm_window_(core, g, offset, count, VN_HERE)
-vn_local vn_gm_window_(vn_core *core, vn_gm g, int64_t offset, int64_t count, vn_site site);
+ * usable where a vector instruction takes a local tensor (owner VN_OWNER_GM;
+ * copies and cube instructions refuse windows). The CPU has no separate UB: a
+ * tile that needs no layout change, cast or broadcast can be computed where
+ * it lies, so an element-wise pass reads each input once and writes its
+ * output once, with no VECIN / VECOUT copies (on one core those run as
+ * separate read and write phases, at about half the bandwidth of a loop that
+ * reads and writes together: docs/architecture.md).
+ *   - mode VN_WINDOW_READ: instructions may only read it (checked mode reports
+ *     a write); its bytes count as copied in. VN_WINDOW_WRITE: it may also be
+ *     written; its bytes count as copied out. Counted once, when made.
+ *   - a VN_WINDOW_WRITE window onto a VN_CACHE_STREAM tensor is written by
+ *     vn_vunary / vn_vbinary / vn_vscalar with non-temporal stores (the block
+ *     end fences them).
+ *   - not a queue buffer (it cannot be enqueued or freed); needs no 32-byte
+ *     alignment, only the dtype's. Instructions wait for this block's pending
+ *     copies as always.
+ * Fails the block for a negative count or a window over 2 GiB; checked mode
+ * validates the extent against g. */
+typedef enum vn_window_mode { VN_WINDOW_READ = 0, VN_WINDOW_WRITE = 1 } vn_window_mode;
+#define VN_OWNER_GM (-2)
+#define vn_gm_window(core, g, offset, count, mode)                                                 \
+    vn_gm_window_(core, g, offset, count, mode, VN_HERE)
+vn_local vn_gm_window_(vn_core *core, vn_gm g, int64_t offset, int64_t count, vn_window_mode mode,
+                       vn_site site);
 
 /* ---- copies between global memory and scratch ----------------------------- */
 

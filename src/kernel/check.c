@@ -28,13 +28,29 @@ static void describe(const vn_core *core, vn_local t, char *out, size_t cap)
     }
 }
 
-/* A window (window.c) was checked against its tensor when made. */
+/* A window (window.c) was checked against its tensor when made; here, that it
+ * still is one: not in scratch (where it would escape the shadow maps) and
+ * aligned to its dtype (the kernels assume whole elements). */
 static void check_window(vn_core *core, vn_local t, const char *call, vn_site site)
 {
-    if (!t.data || t.bytes < 0 || !vn_dtype_valid(t.dtype))
+    size_t size = vn_dtype_valid(t.dtype) ? vn_dtype_size(t.dtype) : 0;
+    if (!t.data || t.bytes < 0 || size == 0 || t.slot > -1 || t.slot < -4 ||
+        (uintptr_t)t.data % size != 0)
         vn_core_fail(core, site, call,
-                     "malformed window onto global memory (%p, %d bytes, dtype %d)", t.data,
-                     (int)t.bytes, (int)t.dtype);
+                     "malformed window onto global memory (%p, %d bytes, dtype %d, slot %d)",
+                     t.data, (int)t.bytes, (int)t.dtype, (int)t.slot);
+    if (vn_core_arena_of(core, t.data) >= 0 ||
+        (t.bytes > 0 && vn_core_arena_of(core, (const uint8_t *)t.data + t.bytes - 1) >= 0))
+        vn_core_fail(core, site, call,
+                     "a window onto global memory points into this core's scratch arenas");
+}
+
+void vn_check_scratch(vn_core *core, vn_local t, const char *call, vn_site site)
+{
+    if (t.owner == VN_OWNER_GM)
+        vn_core_fail(core, site, call,
+                     "a window onto global memory (vn_gm_window) cannot be a scratch operand");
+    vn_check_local(core, t, call, site);
 }
 
 void vn_check_local(vn_core *core, vn_local t, const char *call, vn_site site)
@@ -102,6 +118,10 @@ void vn_check_write(vn_core *core, vn_local t, int64_t offset, int64_t bytes, co
                     vn_site site)
 {
     check_extent(core, t, offset, bytes, "writes", call, site);
+    if (t.owner == VN_OWNER_GM && !vn_window_writable(t))
+        vn_core_fail(core, site, call,
+                     "writes bytes [%lld, %lld) of a window made with VN_WINDOW_READ",
+                     (long long)offset, (long long)(offset + bytes));
     vn_shadow_mark(core, (uint8_t *)t.data + offset, bytes);
 }
 

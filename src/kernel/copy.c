@@ -44,8 +44,10 @@ void vn_check_gm(vn_core *core, vn_gm g, int64_t off, int64_t bytes, const char 
                      (long long)g.len, vn_dtype_name(g.dtype));
 }
 
+/* Checked mode: the local side is scratch (not a window) of g's element size. */
 static void check_dtypes(vn_core *core, vn_gm g, vn_local t, const char *call, vn_site site)
 {
+    vn_check_scratch(core, t, call, site);
     if (vn_dtype_size(g.dtype) != vn_dtype_size(t.dtype) || vn_dtype_size(g.dtype) == 0)
         vn_core_fail(core, site, call, "global tensor is %s but the local tensor is %s",
                      vn_dtype_name(g.dtype), vn_dtype_name(t.dtype));

@@ -113,8 +113,28 @@ void vn_check_read(vn_core *core, vn_local t, int64_t offset, int64_t bytes, con
                    vn_site site);
 void vn_check_write(vn_core *core, vn_local t, int64_t offset, int64_t bytes, const char *call,
                     vn_site site);
-/* A local tensor is well-formed (points into an arena, 32-byte aligned). */
+/* A local tensor is well-formed: points into an arena, 32-byte aligned; or a
+ * window (vn_gm_window) outside every arena, aligned to its dtype. */
 void vn_check_local(vn_core *core, vn_local t, const char *call, vn_site site);
+/* vn_check_local, and t is not a window: for copies and cube instructions,
+ * which move data between global memory and scratch. */
+void vn_check_scratch(vn_core *core, vn_local t, const char *call, vn_site site);
+
+/* A window's mode and cache hint live in its negative slot: -1 - bits, bit 0
+ * set for a VN_CACHE_STREAM tensor, bit 1 for VN_WINDOW_WRITE (window.c). */
+static inline int vn_window_bits(vn_local t)
+{
+    return t.owner == VN_OWNER_GM ? -1 - t.slot : 0;
+}
+static inline bool vn_window_writable(vn_local t)
+{
+    return (vn_window_bits(t) & 2) != 0;
+}
+/* A window written with non-temporal stores. */
+static inline bool vn_window_streamed(vn_local t)
+{
+    return (vn_window_bits(t) & 3) == 3;
+}
 
 /* Checked mode at kernel end (called by the launcher): fail if any queue
  * buffer is not free, naming the call that last took it. */

@@ -21,7 +21,7 @@ static int64_t rup(int64_t x, int64_t m)
 static void check_position(vn_core *core, vn_local t, vn_arena want1, vn_arena want2,
                            const char *what, const char *call, vn_site site)
 {
-    vn_check_local(core, t, call, site);
+    vn_check_scratch(core, t, call, site);
     int a = vn_core_arena_of(core, t.data);
     if (a != (int)want1 && a != (int)want2)
         vn_core_fail(core, site, call, "%s is in %s; it must be in %s or %s", what,

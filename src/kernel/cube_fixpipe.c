@@ -336,7 +336,7 @@ static void fixpipe_check(vn_core *core, vn_mat dst, vn_local src, int64_t m, in
                           const vn_fixpipe *fp, vn_site site)
 {
     const char *call = "vn_cube_fixpipe";
-    vn_check_local(core, src, call, site);
+    vn_check_scratch(core, src, call, site);
     if (vn_core_arena_of(core, src.data) != VN_ARENA_L0C)
         vn_core_fail(core, site, call, "src is in %s; it must be in L0C (VN_CO1)",
                      vn_arena_name((vn_arena)vn_core_arena_of(core, src.data)));

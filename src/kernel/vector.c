@@ -37,15 +37,15 @@ static void vn_vec_check_first_n(vn_core *core, vn_vop op, vn_local dst, const v
     vn_vec_check_write_n(core, dst, n, call, site);
 }
 
-/* A window (vn_gm_window) stands in for the copy it replaces: its bytes count
- * as that copy's would, so the profiler's memory roof still sees them. */
-static void vn_vec_count_windows(vn_core *core, vn_local dst, vn_local a, const vn_local *b,
-                                 int64_t n)
+/* Computes dst = op(a, b or s); a streamed window gets non-temporal stores,
+ * which the block end fences. */
+static void vn_vec_run(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_local b, double s,
+                       int64_t n)
 {
-    int64_t bytes = n > 0 ? n * (int64_t)vn_dtype_size(dst.dtype) : 0;
-    core->counters.bytes_in += (a.owner == VN_OWNER_GM) * bytes;
-    if (b) core->counters.bytes_in += (b->owner == VN_OWNER_GM) * bytes;
-    core->counters.bytes_out += (dst.owner == VN_OWNER_GM) * bytes;
+    bool stream = vn_window_streamed(dst);
+    core->xfer_streamed |= stream;
+    vn_vec_compute(op, dst.dtype, dst.data, a.data, b.data, s, n, stream);
+    core->counters.vector_elem_ops += n;
 }
 
 void vn_vunary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, int64_t n, vn_site site)
@@ -53,9 +53,7 @@ void vn_vunary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, int64_t n, v
     vn_xfer_sync(core);
     vn_vec_check_op(core, op, VN_VOP_UNARY, dst.dtype, site);
     if (core->checked) vn_vec_check_first_n(core, op, dst, &a, 1, n, site);
-    vn_vec_compute(op, dst.dtype, dst.data, a.data, NULL, 0.0, n, vn_local_streamed(dst));
-    vn_vec_count_windows(core, dst, a, NULL, n);
-    core->counters.vector_elem_ops += n;
+    vn_vec_run(core, op, dst, a, (vn_local){0}, 0.0, n);
 }
 
 void vn_vbinary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_local b, int64_t n,
@@ -64,9 +62,7 @@ void vn_vbinary_(vn_core *core, vn_vop op, vn_local dst, vn_local a, vn_local b,
     vn_xfer_sync(core);
     vn_vec_check_op(core, op, VN_VOP_BINARY, dst.dtype, site);
     if (core->checked) vn_vec_check_first_n(core, op, dst, (vn_local[]){a, b}, 2, n, site);
-    vn_vec_compute(op, dst.dtype, dst.data, a.data, b.data, 0.0, n, vn_local_streamed(dst));
-    vn_vec_count_windows(core, dst, a, &b, n);
-    core->counters.vector_elem_ops += n;
+    vn_vec_run(core, op, dst, a, b, 0.0, n);
 }
 
 void vn_vscalar_(vn_core *core, vn_vop op, vn_local dst, vn_local a, double s, int64_t n,
@@ -75,9 +71,7 @@ void vn_vscalar_(vn_core *core, vn_vop op, vn_local dst, vn_local a, double s, i
     vn_xfer_sync(core);
     vn_vec_check_op(core, op, VN_VOP_SCALAR, dst.dtype, site);
     if (core->checked) vn_vec_check_first_n(core, op, dst, &a, 1, n, site);
-    vn_vec_compute(op, dst.dtype, dst.data, a.data, NULL, s, n, vn_local_streamed(dst));
-    vn_vec_count_windows(core, dst, a, NULL, n);
-    core->counters.vector_elem_ops += n;
+    vn_vec_run(core, op, dst, a, (vn_local){0}, s, n);
 }
 
 /* One element is encoded, then copied in doubling runs (memcpy speed). */

@@ -13,10 +13,11 @@
 typedef void (*vn_to_f32_fn)(const uint16_t *src, float *dst, size_t n);
 typedef void (*vn_from_f32_fn)(const float *src, uint16_t *dst, size_t n);
 
-static void vn_f32_kernel(const vn_isa_table *t, vn_vop op, float *dst, const float *a,
-                          const float *b, float s, int64_t n)
+/* kind: vn_vop_kind_of(op), looked up once per call by the callers. */
+static void vn_f32_kernel(const vn_isa_table *t, vn_vop_kind kind, vn_vop op, float *dst,
+                          const float *a, const float *b, float s, int64_t n)
 {
-    switch (vn_vop_kind_of(op)) {
+    switch (kind) {
     case VN_VOP_UNARY:
         t->unary[op](dst, a, n);
         break;
@@ -39,10 +40,10 @@ static void vn_f32_chunked(vn_vop op, float *dst, const float *a, const float *b
                            int64_t n)
 {
     const vn_isa_table *t = vn_isa_table_get();
-    bool binary = vn_vop_kind_of(op) == VN_VOP_BINARY;
+    vn_vop_kind kind = vn_vop_kind_of(op);
     for (int64_t i = 0; i < n; i += VN_VEC_PF_CHUNK) {
         int64_t m = n - i < VN_VEC_PF_CHUNK ? n - i : VN_VEC_PF_CHUNK;
-        vn_f32_kernel(t, op, dst + i, a + i, binary ? b + i : b, s, m);
+        vn_f32_kernel(t, kind, op, dst + i, a + i, kind == VN_VOP_BINARY ? b + i : b, s, m);
         vn_prefetch_issue(VN_VEC_PF_LINES);
     }
 }
@@ -53,13 +54,13 @@ static void vn_half_compute(vn_vop op, vn_to_f32_fn to, vn_from_f32_fn from, uin
                             const uint16_t *a, const uint16_t *b, float s, int64_t n)
 {
     const vn_isa_table *t = vn_isa_table_get();
-    bool binary = vn_vop_kind_of(op) == VN_VOP_BINARY;
+    vn_vop_kind kind = vn_vop_kind_of(op);
     float fa[VN_VEC_CHUNK], fb[VN_VEC_CHUNK];
     for (int64_t i = 0; i < n; i += VN_VEC_CHUNK) {
         size_t m = (size_t)(n - i < VN_VEC_CHUNK ? n - i : VN_VEC_CHUNK);
         to(a + i, fa, m);
-        if (binary) to(b + i, fb, m);
-        vn_f32_kernel(t, op, fa, fa, fb, s, (int64_t)m);
+        if (kind == VN_VOP_BINARY) to(b + i, fb, m);
+        vn_f32_kernel(t, kind, op, fa, fa, fb, s, (int64_t)m);
         from(fa, dst + i, m);
     }
 }
@@ -94,44 +95,35 @@ static void vn_vec_compute_cached(vn_vop op, vn_dtype dtype, void *dst, const vo
  * out with non-temporal stores at once, so that reads and writes are in flight
  * together. Computing a whole tile and then streaming it out runs as two
  * phases: on the Zen 3 host a raw f32 Add over 64 Mi elements did 22 GB/s that
- * way against 28-29 GB/s in 512-byte chunks (256 B: 26, 1 KiB: 23). */
+ * way against 28-29 GB/s in 512-byte chunks (256 B: 26, 1 KiB: 23). f32 calls
+ * the ISA kernel directly: a chunk moves ~1.5 KB, and the generic dispatch per
+ * chunk cost 12 %. */
 #define VN_VEC_STREAM_BYTES 512
 
-/* f32 calls the ISA kernels directly: a chunk moves ~1.5 KB, so a few calls of
- * dispatch per chunk cost ~12 % (measured). */
-static void vn_f32_streamed(vn_vop op, float *dst, const float *a, const float *b, float s,
-                            int64_t n)
+/* Elements of the chunk that starts at `at`: the first chunk ends on a 64-byte
+ * line, so no later chunk shares a line between its plain head or tail stores
+ * and another chunk's non-temporal ones. */
+static int64_t vn_stream_chunk(uintptr_t at, int64_t size, int64_t left)
 {
-    enum { STEP = VN_VEC_STREAM_BYTES / 4 };
-    _Alignas(64) float stage[STEP];
-    const vn_isa_table *t = vn_isa_table_get();
-    vn_vop_kind kind = vn_vop_kind_of(op);
-    for (int64_t i = 0; i < n; i += STEP) {
-        int64_t m = n - i < STEP ? n - i : STEP;
-        if (kind == VN_VOP_BINARY)
-            t->binary[op](stage, a + i, b + i, m);
-        else if (kind == VN_VOP_UNARY)
-            t->unary[op](stage, a + i, m);
-        else
-            t->scalar[op](stage, a + i, s, m);
-        t->stream_store(dst + i, stage, (size_t)m * 4);
-    }
+    int64_t m = (VN_VEC_STREAM_BYTES - (int64_t)(at & 63)) / size;
+    return m < left ? m : left;
 }
 
 static void vn_vec_compute_streamed(vn_vop op, vn_dtype dtype, uint8_t *dst, const uint8_t *a,
                                     const uint8_t *b, double s, int64_t n)
 {
-    if (dtype == VN_F32) {
-        vn_f32_streamed(op, (float *)dst, (const float *)a, (const float *)b, (float)s, n);
-        return;
-    }
     _Alignas(64) uint8_t stage[VN_VEC_STREAM_BYTES];
-    int64_t size = (int64_t)vn_dtype_size(dtype), step = VN_VEC_STREAM_BYTES / size;
-    bool binary = vn_vop_kind_of(op) == VN_VOP_BINARY;
     const vn_isa_table *t = vn_isa_table_get();
-    for (int64_t i = 0; i < n; i += step) {
-        int64_t m = n - i < step ? n - i : step;
-        vn_vec_compute_cached(op, dtype, stage, a + i * size, binary ? b + i * size : b, s, m);
+    vn_vop_kind kind = vn_vop_kind_of(op);
+    int64_t size = (int64_t)vn_dtype_size(dtype);
+    for (int64_t i = 0, m; i < n; i += m) {
+        m = vn_stream_chunk((uintptr_t)(dst + i * size), size, n - i);
+        const uint8_t *ai = a + i * size, *bi = kind == VN_VOP_BINARY ? b + i * size : b;
+        if (dtype == VN_F32)
+            vn_f32_kernel(t, kind, op, (float *)stage, (const float *)ai, (const float *)bi,
+                          (float)s, m);
+        else
+            vn_vec_compute_cached(op, dtype, stage, ai, bi, s, m);
         t->stream_store(dst + i * size, stage, (size_t)(m * size));
     }
 }

@@ -27,12 +27,6 @@ void vn_vec_compute_i32(vn_vop op, int32_t *dst, const int32_t *a, const int32_t
 void vn_scalar_store(vn_dtype dtype, void *p, double v);
 double vn_scalar_load(vn_dtype dtype, const void *p);
 
-/* t is a window onto a VN_CACHE_STREAM global tensor (vn_gm_window). */
-static inline bool vn_local_streamed(vn_local t)
-{
-    return t.owner == VN_OWNER_GM && t.slot == VN_CACHE_STREAM;
-}
-
 /* Checked mode: t is a well-formed local of dtype `want`. */
 void vn_vec_check_operand(vn_core *core, vn_local t, vn_dtype want, const char *what,
                           const char *call, vn_site site);

@@ -28,10 +28,11 @@ typedef enum vn_fused_class {
 /* Where a register lives while a tile is computed. */
 typedef enum vn_fused_reg_kind {
     VN_REG_UNUSED = 0, /* an input no instruction reads: never loaded */
-    VN_REG_QUEUE,      /* an input read in place from its VECIN queue buffer */
-    VN_REG_CONST,      /* a constant buffer filled once per block */
-    VN_REG_SLOT,       /* a VECCALC buffer, reused once its value is dead */
-    VN_REG_OUT         /* the VECOUT buffer: the result and the chain leading to it (no cast) */
+    VN_REG_QUEUE, /* an input read where it lies: its VECIN queue buffer (in place: its window) */
+    VN_REG_CONST, /* a constant buffer filled once per block */
+    VN_REG_SLOT,  /* a VECCALC buffer, reused once its value is dead */
+    VN_REG_OUT    /* the VECOUT buffer (in place: the output window): the result and,
+                     staged, the chain leading to it (no cast) */
 } vn_fused_reg_kind;
 
 typedef struct vn_fused_plan {
@@ -51,8 +52,8 @@ typedef struct vn_fused_plan {
     int32_t block_dim;
     /* Tiles are computed where they lie (vn_gm_window), without VECIN / VECOUT
      * copies: no casts, and every input read is whole-tensor or constant in a
-     * layout without row padding (see in_place_possible). Then only the final
-     * result is in OUT (the output window) and queue inputs are windows. */
+     * layout without row padding (fused_plan.c). Then only the final result is
+     * in OUT (the output window) and queue inputs are windows. */
     bool in_place;
 } vn_fused_plan;
 
@@ -60,7 +61,8 @@ typedef struct vn_fused_plan {
  * numbers, op kinds, and that each op exists for the compute dtype. */
 vn_status vn_fused_validate(const char *where, const vn_fused_program *prog, int32_t num_inputs,
                             vn_dtype dtype);
-/* Liveness and register assignment for a plan whose prog, io, cdt and cls are set. */
+/* Liveness and register assignment for a plan whose prog, io, cdt, cls and
+ * in_place are set. */
 void vn_fused_assign_registers(vn_fused_plan *p);
 
 /* A plan for `prog` over `inputs` broadcast to `out`. */

@@ -9,9 +9,11 @@
  * contiguous run of the output, its inputs and its result are windows onto
  * global memory (vn_gm_window), and only intermediates live in UB.
  *
- * Scratch layout invariant (see rowio.c): row j of a tile starts at element
- * j * W, W = vn_ops_row_width(ncols, io); instructions run over nrows * W
- * elements, padding included (padding holds 1s or broadcast copies).
+ * Scratch layout invariant of staged plans (see rowio.c): row j of a tile
+ * starts at element j * W, W = vn_ops_row_width(ncols, io); instructions run
+ * over nrows * W elements, padding included (padding holds 1s or broadcast
+ * copies). In place they run over the tile's nrows * ncols elements, one
+ * contiguous run (whole rows, or a chunk of one row).
  */
 #include "ops/fused.h"
 
@@ -163,11 +165,17 @@ static void copy_in(vn_core *c, const fused_args *a, fused_block *fb, const tile
     }
 }
 
+static void bind_consts(const vn_fused_plan *p, fused_block *fb)
+{
+    for (int32_t i = 0; i < p->prog.num_inputs; i++)
+        if (p->reg_kind[i] == VN_REG_CONST) fb->regs[i] = fb->consts[p->reg_index[i]];
+}
+
 /* Dequeue the inputs into their registers (casting into slots if needed). */
 static void take_inputs(vn_core *c, const vn_fused_plan *p, fused_block *fb, int64_t n)
 {
+    bind_consts(p, fb);
     for (int32_t i = 0; i < p->prog.num_inputs; i++) {
-        if (p->reg_kind[i] == VN_REG_CONST) fb->regs[i] = fb->consts[p->reg_index[i]];
         if (!loaded_per_tile(p, i)) continue;
         vn_local x = vn_deque(c, fb->q[i]);
         if (p->reg_kind[i] == VN_REG_QUEUE) {
@@ -197,8 +205,9 @@ static void exec_instr(vn_core *c, const vn_fused_plan *p, fused_block *fb, int3
         vn_vscalar(c, in->op, fb->regs[dst], fb->regs[in->src0], in->scalar, n);
         break;
     }
+    if (p->in_place) return;
     /* Inputs read in place from their queue go back once read for the last time. */
-    for (int32_t i = 0; i < p->prog.num_inputs && !p->in_place; i++)
+    for (int32_t i = 0; i < p->prog.num_inputs; i++)
         if (p->reg_kind[i] == VN_REG_QUEUE && p->last_use[i] == k)
             vn_free(c, fb->q[i], fb->regs[i]);
 }
@@ -225,12 +234,10 @@ static void compute_in_place(vn_core *c, const fused_args *a, fused_block *fb, c
 {
     const vn_fused_plan *p = a->p;
     int64_t off = g->row0 * p->L + g->col0, n = g->nrows * g->ncols;
-    for (int32_t i = 0; i < p->prog.num_inputs; i++) {
-        if (p->reg_kind[i] == VN_REG_CONST) fb->regs[i] = fb->consts[p->reg_index[i]];
-        if (!loaded_per_tile(p, i)) continue;
-        fb->regs[i] = vn_gm_window(c, a->in[i], off, n);
-    }
-    vn_local o = vn_gm_window(c, a->out, off, n);
+    bind_consts(p, fb);
+    for (int32_t i = 0; i < p->prog.num_inputs; i++)
+        if (loaded_per_tile(p, i)) fb->regs[i] = vn_gm_window(c, a->in[i], off, n, VN_WINDOW_READ);
+    vn_local o = vn_gm_window(c, a->out, off, n, VN_WINDOW_WRITE);
     for (int32_t k = 0; k < p->prog.num_instrs; k++) exec_instr(c, p, fb, k, o, n);
 }
 
@@ -241,7 +248,7 @@ static void fused_kernel(vn_core *c, const void *args)
     int64_t begin, end;
     vn_ops_split(p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
     if (begin >= end) return;
-    fused_block fb;
+    fused_block fb = {0};
     carve(c, p, &fb);
     for (int32_t i = 0; i < p->prog.num_inputs; i++)
         if (p->reg_kind[i] == VN_REG_CONST) fill_const(c, p, &fb, a->in[i], i);

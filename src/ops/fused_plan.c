@@ -49,6 +49,31 @@ static bool all_zero(const vn_bcast *b, int32_t i)
     return true;
 }
 
+static bool input_read(const vn_fused_program *g, int32_t i)
+{
+    for (int32_t k = 0; k < g->num_instrs; k++)
+        if (g->instrs[k].src0 == i ||
+            (vn_vop_kind_of(g->instrs[k].op) == VN_VOP_BINARY && g->instrs[k].src1 == i))
+            return true;
+    return false;
+}
+
+/* Whether tiles can be computed in global memory: no casts, and each input
+ * read is either the output's layout (a tile is one contiguous run of it) or a
+ * constant whose scratch layout is that run's (a scalar, or rows that need no
+ * padding to 32 bytes). */
+static bool in_place_possible(const vn_fused_plan *p)
+{
+    if (p->cdt != p->io) return false;
+    bool unpadded = p->L * (int64_t)vn_dtype_size(p->io) % VN_BLOCK_BYTES == 0;
+    for (int32_t i = 0; i < p->prog.num_inputs; i++) {
+        if (!input_read(&p->prog, i) || p->cls[i] == VN_FUSED_FULL || p->cls[i] == VN_FUSED_SCALAR)
+            continue;
+        if (p->cls[i] != VN_FUSED_ROWCONST || !unpadded) return false;
+    }
+    return true;
+}
+
 static void classify(vn_fused_plan *p, bool allow_rowconst)
 {
     for (int32_t i = 0; i < p->prog.num_inputs; i++) {
@@ -61,6 +86,7 @@ static void classify(vn_fused_plan *p, bool allow_rowconst)
         else
             p->cls[i] = VN_FUSED_GENERAL;
     }
+    p->in_place = in_place_possible(p);
     vn_fused_assign_registers(p);
 }
 

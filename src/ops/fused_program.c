@@ -6,7 +6,8 @@
  * their live ranges [definition, last use] do not overlap, except that an
  * instruction may write the slot of an operand it reads for the last time
  * (element-wise instructions allow dst == src); likewise the VECOUT buffer
- * holds a chain of values ending in the result, one at a time.
+ * holds a chain of values ending in the result, one at a time (staged plans;
+ * computed in place, OUT is the output window and holds only the result).
  */
 #include <string.h>
 
@@ -132,29 +133,12 @@ static void chain_into_out(const vn_fused_plan *p, bool *out)
     }
 }
 
-/* Whether tiles can be computed in global memory: no casts, and each input
- * read is either the output's layout (a tile is one contiguous run of it) or a
- * constant whose scratch layout is that run's (a scalar, or rows that need no
- * padding to 32 bytes). */
-static bool in_place_possible(const vn_fused_plan *p)
-{
-    if (p->cdt != p->io) return false;
-    bool unpadded = p->L * (int64_t)vn_dtype_size(p->io) % VN_BLOCK_BYTES == 0;
-    for (int32_t i = 0; i < p->prog.num_inputs; i++) {
-        if (p->last_use[i] < 0 || p->cls[i] == VN_FUSED_FULL || p->cls[i] == VN_FUSED_SCALAR)
-            continue;
-        if (p->cls[i] != VN_FUSED_ROWCONST || !unpadded) return false;
-    }
-    return true;
-}
-
 void vn_fused_assign_registers(vn_fused_plan *p)
 {
     const vn_fused_program *g = &p->prog;
     slot_pool s = {{0}, 0, 0};
     bool out[VN_FUSED_MAX_REGS];
     compute_last_use(p);
-    p->in_place = in_place_possible(p);
     chain_into_out(p, out);
     assign_inputs(p, &s);
     int16_t saved[VN_FUSED_MAX_REGS];

@@ -240,40 +240,91 @@ static void wrong_kind_body(vn_core *c, vn_local *l, const void *p)
     vn_vbinary(c, VN_VOP_EXP, l[0], l[1], l[1], 16);
 }
 
-/* Checked mode: a window past its tensor's end, and a window given to a queue
- * (it is not a queue buffer). */
-static void window_past_end_kernel(vn_core *c, const void *p)
-{
-    vn_gm g = vn_gm_make((void *)p, VN_F32, 64);
-    vn_local w = vn_gm_window(c, g, 8, 56); /* the last element: fine */
-    vn_adds(c, w, w, 1.0, 56);
-    bad_line = __LINE__ + 1;
-    w = vn_gm_window(c, g, 9, 56);
-}
+/* Misused windows, each failing at the line bad_line names: past its
+ * tensor's end, written though made for reading, given to a queue, to a copy
+ * or to the cube, made over scratch, and a negative count (every mode). */
+enum {
+    WIN_PAST_END,
+    WIN_READ_ONLY,
+    WIN_ENQUEUED,
+    WIN_COPIED,
+    WIN_CUBE,
+    WIN_OVER_SCRATCH,
+    WIN_NEGATIVE
+};
 
-static void window_enqueued_kernel(vn_core *c, const void *p)
+typedef struct window_case {
+    int what;
+    float *x;
+} window_case;
+
+static void window_misuse_kernel(vn_core *c, const void *p)
 {
+    const window_case *k = p;
+    vn_gm g = vn_gm_make(k->x, VN_F32, 64);
+    vn_local w = vn_gm_window(c, g, 8, 56, VN_WINDOW_WRITE); /* up to the last element: fine */
+    vn_adds(c, w, w, 1.0, 56);
+    vn_local r = vn_gm_window(c, g, 0, 64, VN_WINDOW_READ);
+    vn_local buf = vn_buf_new(c, VN_VECCALC, 64, VN_F32);
+    vn_local over = vn_gm_window(c, vn_gm_make(buf.data, VN_F32, 64), 0, 8, VN_WINDOW_READ);
     vn_queue *q = vn_queue_new(c, VN_VECOUT, 1, 64, VN_F32);
-    vn_local w = vn_gm_window(c, vn_gm_make((void *)p, VN_F32, 64), 0, 64);
-    bad_line = __LINE__ + 1;
-    vn_enque(c, q, w);
+    switch (k->what) {
+    case WIN_PAST_END:
+        bad_line = __LINE__ + 1;
+        (void)vn_gm_window(c, g, 9, 56, VN_WINDOW_READ);
+        break;
+    case WIN_READ_ONLY:
+        bad_line = __LINE__ + 1;
+        vn_adds(c, r, r, 1.0, 64);
+        break;
+    case WIN_ENQUEUED:
+        bad_line = __LINE__ + 1;
+        vn_enque(c, q, w);
+        break;
+    case WIN_COPIED:
+        bad_line = __LINE__ + 1;
+        vn_copy_in(c, w, g, 0, 8);
+        break;
+    case WIN_CUBE:
+        bad_line = __LINE__ + 1;
+        vn_cube_mmad(c, w, r, r, 1, 1, 1, false);
+        break;
+    case WIN_OVER_SCRATCH:
+        bad_line = __LINE__ + 1;
+        vn_adds(c, buf, over, 1.0, 8);
+        break;
+    default:
+        bad_line = __LINE__ + 1;
+        (void)vn_gm_window(c, g, 0, -1, VN_WINDOW_READ);
+        break;
+    }
 }
 
 static void test_window_errors(void)
 {
-    float x[64] = {0};
-    vn_launch_desc d = {window_past_end_kernel, "window_past_end", 1, x, 1};
-    vn_status st = vn_launch(vt_dev(), &d, NULL);
-    printf("  expected error: %s\n", vn_last_error());
-    VT_FAILS_AT(st, "vn_gm_window", "test_vector.c", bad_line);
-    VT_CONTAINS(vn_last_error(), "out of bounds");
-    VT_CHECK(x[63] == 1.0f && x[7] == 0.0f, "the valid window's add: x[63] %g x[7] %g", x[63],
-             x[7]);
-    vn_launch_desc e = {window_enqueued_kernel, "window_enqueued", 1, x, 1};
-    st = vn_launch(vt_dev(), &e, NULL);
-    printf("  expected error: %s\n", vn_last_error());
-    VT_FAILS_AT(st, "vn_enque", "test_vector.c", bad_line);
-    VT_CONTAINS(vn_last_error(), "window onto global memory");
+    static const struct {
+        int what, checked;
+        const char *call, *text;
+    } cases[] = {
+        {WIN_PAST_END, 1, "vn_gm_window", "out of bounds"},
+        {WIN_READ_ONLY, 1, "vn_vscalar", "made with VN_WINDOW_READ"},
+        {WIN_ENQUEUED, 1, "vn_enque", "window onto global memory"},
+        {WIN_COPIED, 1, "vn_copy_in", "cannot be a scratch operand"},
+        {WIN_CUBE, 1, "vn_cube_mmad", "cannot be a scratch operand"},
+        {WIN_OVER_SCRATCH, 1, "vn_vscalar", "points into this core's scratch"},
+        {WIN_NEGATIVE, 0, "vn_gm_window", "a window holds 0 to 2 GiB"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        float x[64] = {0};
+        window_case wc = {cases[k].what, x};
+        vn_launch_desc d = {window_misuse_kernel, "window_misuse", 1, &wc, cases[k].checked};
+        vn_status st = vn_launch(vt_dev(), &d, NULL);
+        printf("  expected error: %s\n", vn_last_error());
+        VT_FAILS_AT(st, cases[k].call, "test_vector.c", bad_line);
+        VT_CONTAINS(vn_last_error(), cases[k].text);
+        VT_CHECK(x[63] == 1.0f && x[7] == 0.0f,
+                 "case %zu: the valid window's add: x[63] %g x[7] %g", k, x[63], x[7]);
+    }
 }
 
 static void test_checked_errors(void)

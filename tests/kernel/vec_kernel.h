@@ -110,9 +110,9 @@ static void vt_tiled_kernel(vn_core *c, const void *p)
         int64_t off = k * VT_TILE, m = t->n - off < VT_TILE ? t->n - off : VT_TILE;
         vn_copy_pad_params cp = {1, (uint32_t)(m * (int64_t)size), 0, 0};
         if (t->window != VT_COPY) {
-            la = vn_gm_window(c, ga, off, m);
-            lb = binary ? vn_gm_window(c, gb, off, m) : la;
-            lo = vn_gm_window(c, gout, off, m);
+            la = vn_gm_window(c, ga, off, m, VN_WINDOW_READ);
+            lb = binary ? vn_gm_window(c, gb, off, m, VN_WINDOW_READ) : la;
+            lo = vn_gm_window(c, gout, off, m, VN_WINDOW_WRITE);
         } else {
             vn_copy_in_pad(c, la, ga, off, cp, (vn_pad){0});
             if (binary) vn_copy_in_pad(c, lb, gb, off, cp, (vn_pad){0});
