@@ -226,12 +226,8 @@ void vn_op_plan_destroy(vn_op_plan *plan);
  * one pass over memory. Registers 0..num_inputs-1 hold the (broadcast) inputs;
  * each instruction writes a new register; the last instruction's register is the
  * output. Example, ReLU-Add: {ADD r2 = r0, r1}, {RELU r3 = r2}. */
-#define VN_FUSED_MAX_INSTRS 32
-typedef struct vn_fused_instr {
-    vn_vop op;
-    int16_t src0, src1; /* src1 only for binary ops */
-    double scalar;      /* for scalar ops */
-} vn_fused_instr;
+#define VN_FUSED_MAX_INSTRS VN_VPROGRAM_MAX_INSTRS
+typedef vn_vinstr vn_fused_instr; /* {op, src0, src1 (binary ops), scalar (scalar ops)} */
 
 typedef struct vn_fused_program {
     int32_t num_inputs;

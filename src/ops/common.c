@@ -41,9 +41,14 @@ static int64_t stream_threshold_bytes(void)
     return llc > 0 && llc / 2 < cap ? llc / 2 : cap;
 }
 
+bool vn_ops_output_streamed(vn_dtype dtype, int64_t len)
+{
+    return len * (int64_t)vn_dtype_size(dtype) > stream_threshold_bytes();
+}
+
 vn_gm vn_ops_output_gm(void *data, vn_dtype dtype, int64_t len)
 {
     vn_gm g = vn_gm_make(data, dtype, len);
-    if (len * (int64_t)vn_dtype_size(dtype) > stream_threshold_bytes()) g.hint = VN_CACHE_STREAM;
+    if (vn_ops_output_streamed(dtype, len)) g.hint = VN_CACHE_STREAM;
     return g;
 }

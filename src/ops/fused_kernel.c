@@ -7,7 +7,9 @@
  *
  * A plan computed in place (p->in_place) skips the copies: each tile is one
  * contiguous run of the output, its inputs and its result are windows onto
- * global memory (vn_gm_window), and only intermediates live in UB.
+ * global memory (vn_gm_window), and only intermediates live in UB; or, for an
+ * f32 program of several instructions with a streamed output (p->chunked),
+ * the whole program is one vn_vprogram instruction, run chunk by chunk.
  *
  * Scratch layout invariant of staged plans (see rowio.c): row j of a tile
  * starts at element j * W, W = vn_ops_row_width(ncols, io); instructions run
@@ -238,6 +240,10 @@ static void compute_in_place(vn_core *c, const fused_args *a, fused_block *fb, c
     for (int32_t i = 0; i < p->prog.num_inputs; i++)
         if (loaded_per_tile(p, i)) fb->regs[i] = vn_gm_window(c, a->in[i], off, n, VN_WINDOW_READ);
     vn_local o = vn_gm_window(c, a->out, off, n, VN_WINDOW_WRITE);
+    if (p->chunked) {
+        vn_vprogram(c, o, fb->regs, p->prog.num_inputs, p->prog.instrs, p->prog.num_instrs, n);
+        return;
+    }
     for (int32_t k = 0; k < p->prog.num_instrs; k++) exec_instr(c, p, fb, k, o, n);
 }
 

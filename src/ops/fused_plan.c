@@ -175,6 +175,8 @@ vn_status vn_fused_plan_build(const char *where, vn_device *device, const vn_fus
         free(p);
         return st;
     }
+    p->chunked = p->in_place && p->cdt == VN_F32 && p->prog.num_instrs > 1 &&
+                 vn_ops_output_streamed(p->io, p->numel);
     if (p->numel > 0) choose_geometry(p);
     p->block_dim = vn_ops_block_dim(device, p->tiles, p->R * p->C);
     *plan = p;

@@ -106,6 +106,8 @@ vn_status vn_ops_compute_bf16(const char *where, const vn_attrs *attrs, bool *bf
 /* The global tensor of an operator output, with the streaming cache hint when
  * the output is larger than the last-level cache. */
 vn_gm vn_ops_output_gm(void *data, vn_dtype dtype, int64_t len);
+/* Whether vn_ops_output_gm gives `len` elements of dtype the streaming hint. */
+bool vn_ops_output_streamed(vn_dtype dtype, int64_t len);
 
 /* Tiles [*begin, *end) of block `block` of `blocks` (contiguous, balanced). */
 static inline void vn_ops_split(int64_t tiles, int32_t blocks, int32_t block, int64_t *begin,

@@ -164,6 +164,98 @@ static void test_windows(void)
         }
 }
 
+/* ---- programs (vn_vprogram) -------------------------------------------------------- */
+
+static const vn_vinstr prog_relu_add[] = {{VN_VOP_ADD, 0, 1, 0}, {VN_VOP_RELU, 2, -1, 0}};
+/* r0 read three times, a scalar op, a unary of an intermediate, r1 late */
+static const vn_vinstr prog_chain[] = {{VN_VOP_MULS, 0, -1, 0.5},
+                                       {VN_VOP_ADD, 2, 0, 0},
+                                       {VN_VOP_TANH, 3, -1, 0},
+                                       {VN_VOP_MUL, 4, 1, 0},
+                                       {VN_VOP_MAX, 5, 0, 0}};
+
+typedef struct prog_case {
+    const vn_vinstr *ins;
+    int32_t num;
+    float *x, *y, *out;
+    int64_t n;
+    vt_window mode; /* VT_COPY: operands in UB */
+} prog_case;
+
+static void program_kernel(vn_core *c, const void *p)
+{
+    const prog_case *k = p;
+    vn_gm gx = vn_gm_make(k->x, VN_F32, k->n), gy = vn_gm_make(k->y, VN_F32, k->n);
+    vn_gm go = vn_gm_with_hint(vn_gm_make(k->out, VN_F32, k->n),
+                               k->mode == VT_WINDOW_STREAM ? VN_CACHE_STREAM : VN_CACHE_NORMAL);
+    if (k->mode != VT_COPY) {
+        vn_local in[2] = {vn_gm_window(c, gx, 0, k->n, VN_WINDOW_READ),
+                          vn_gm_window(c, gy, 0, k->n, VN_WINDOW_READ)};
+        vn_vprogram(c, vn_gm_window(c, go, 0, k->n, VN_WINDOW_WRITE), in, 2, k->ins, k->num, k->n);
+        return;
+    }
+    vn_copy_pad_params cp = {1, (uint32_t)(k->n * 4), 0, 0};
+    vn_local in[2] = {vn_buf_new(c, VN_VECIN, k->n, VN_F32), vn_buf_new(c, VN_VECIN, k->n, VN_F32)};
+    vn_local o = vn_buf_new(c, VN_VECOUT, k->n, VN_F32);
+    vn_copy_in_pad(c, in[0], gx, 0, cp, (vn_pad){0});
+    vn_copy_in_pad(c, in[1], gy, 0, cp, (vn_pad){0});
+    vn_pipe_barrier(c);
+    vn_vprogram(c, o, in, 2, k->ins, k->num, k->n);
+    vn_copy_out_pad(c, go, 0, o, cp);
+}
+
+/* The program in double, element e. */
+static double program_ref(const prog_case *k, int64_t e)
+{
+    double r[2 + VN_VPROGRAM_MAX_INSTRS] = {k->x[e], k->y[e]};
+    for (int32_t j = 0; j < k->num; j++) {
+        const vn_vinstr *in = &k->ins[j];
+        bool scalar = vn_vop_kind_of(in->op) == VN_VOP_SCALAR;
+        r[2 + j] =
+            vt_ops[in->op].ref(r[in->src0], scalar ? in->scalar : r[in->src1 < 0 ? 0 : in->src1]);
+    }
+    return r[1 + k->num];
+}
+
+/* Both programs on UB locals and on windows (cached and streamed, output over
+ * input x too), odd lengths, release and checked, against the double
+ * interpretation; its errors. */
+static void test_programs(void)
+{
+    static const int64_t lens[] = {1, 37, 4095, 100003};
+    vt_rng rng = {0x777};
+    for (int pg = 0; pg < 2; pg++)
+        for (size_t li = 0; li < 4; li++)
+            for (int mode = 0; mode < 3; mode++)
+                for (int v = 0; v < 3; v++) { /* 0, 1: release / checked; 2: out over x */
+                    int64_t n = lens[li];
+                    if (mode == VT_COPY && n > 4095) continue; /* UB holds 3 x 4095 floats */
+                    float *x = malloc((size_t)n * 4), *y = malloc((size_t)n * 4),
+                          *out = v == 2 ? x : malloc((size_t)n * 4);
+                    for (int64_t e = 0; e < n; e++)
+                        x[e] = (float)vt_uniform(&rng, -3, 3),
+                        y[e] = (float)vt_uniform(&rng, -3, 3);
+                    prog_case k = {pg ? prog_chain : prog_relu_add, pg ? 5 : 2, x, y, out, n, mode};
+                    prog_case ref = k;
+                    float *x0 = malloc((size_t)n * 4);
+                    memcpy(x0, x, (size_t)n * 4);
+                    ref.x = x0;
+                    vn_launch_desc d = {program_kernel, "program", 1, &k, v == 1};
+                    VT_OK(vn_launch(vt_dev(), &d, NULL));
+                    int64_t bad = 0;
+                    for (int64_t e = 0; e < n; e++) {
+                        double want = program_ref(&ref, e);
+                        if (!(fabs(out[e] - want) <= 1e-5 * (1 + fabs(want))) && bad++ == 0)
+                            fprintf(stderr, "    program %d n %lld mode %d: [%lld] %g want %g\n",
+                                    pg, (long long)n, mode, (long long)e, out[e], want);
+                    }
+                    VT_CHECK(bad == 0, "program %d n=%lld mode %d variant %d: %lld wrong", pg,
+                             (long long)n, mode, v, (long long)bad);
+                    if (out != x) free(out);
+                    free(x), free(y), free(x0);
+                }
+}
+
 static void test_supports_table(void)
 {
     VT_CHECK(vn_vop_kind_of(VN_VOP_SILU) == VN_VOP_UNARY, "silu unary");
@@ -250,7 +342,9 @@ enum {
     WIN_COPIED,
     WIN_CUBE,
     WIN_OVER_SCRATCH,
-    WIN_NEGATIVE
+    WIN_NEGATIVE,
+    PROG_BAD_SRC,
+    PROG_F16
 };
 
 typedef struct window_case {
@@ -293,10 +387,22 @@ static void window_misuse_kernel(vn_core *c, const void *p)
         bad_line = __LINE__ + 1;
         vn_adds(c, buf, over, 1.0, 8);
         break;
-    default:
+    case WIN_NEGATIVE:
         bad_line = __LINE__ + 1;
         (void)vn_gm_window(c, g, 0, -1, VN_WINDOW_READ);
         break;
+    case PROG_BAD_SRC: {
+        const vn_vinstr bad[] = {{VN_VOP_ADD, 0, 1, 0}, {VN_VOP_RELU, 3, -1, 0}};
+        bad_line = __LINE__ + 1;
+        vn_vprogram(c, w, &r, 1, bad, 2, 8);
+        break;
+    }
+    default: {
+        vn_local h = vn_buf_new(c, VN_VECCALC, 64, VN_F16);
+        bad_line = __LINE__ + 1;
+        vn_vprogram(c, h, &r, 1, prog_relu_add + 1, 1, 8);
+        break;
+    }
     }
 }
 
@@ -313,6 +419,8 @@ static void test_window_errors(void)
         {WIN_CUBE, 1, "vn_cube_mmad", "cannot be a scratch operand"},
         {WIN_OVER_SCRATCH, 1, "vn_vscalar", "points into this core's scratch"},
         {WIN_NEGATIVE, 0, "vn_gm_window", "a window holds 0 to 2 GiB"},
+        {PROG_BAD_SRC, 0, "vn_vprogram", "instruction 0 (op"},
+        {PROG_F16, 0, "vn_vprogram", "dst is f16"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         float x[64] = {0};
@@ -363,6 +471,7 @@ int main(void)
     VT_RUN(test_long_lengths);
     VT_RUN(test_windows);
     VT_RUN(test_window_errors);
+    VT_RUN(test_programs);
     VT_RUN(test_duplicate);
     VT_RUN(test_checked_errors);
     return vt_summary();

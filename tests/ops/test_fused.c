@@ -288,6 +288,20 @@ static void test_in_place(void)
         free(p);
         VT_CHECK(check_program(dev, &relu_add, cases[k].dt, d, -10, 10) == 0, "case %zu", k);
     }
+    /* an output past the caches (> 16 MiB): a program of several instructions
+     * runs chunk by chunk (vn_vprogram), a single one does not need to */
+    int64_t big = 5000000;
+    vn_tensor_desc db[2] = {vt_desc(VN_F32, 1, &big), vt_desc(VN_F32, 1, &big)};
+    const vn_fused_program add = {2, 1, {I(VN_VOP_ADD, 0, 1, 0)}};
+    for (int k = 0; k < 2; k++) {
+        vn_fused_plan *p = NULL;
+        VT_OK(vn_fused_plan_build("test", dev, k ? &add : &relu_add, db, 2, &db[0], &p));
+        if (!p) continue;
+        VT_CHECK(p->in_place && p->chunked == (k == 0), "program %d: in_place %d chunked %d", k,
+                 (int)p->in_place, (int)p->chunked);
+        free(p);
+    }
+    VT_CHECK(check_program(dev, &relu_add, VN_F32, db, -10, 10) == 0, "chunked ReLU-Add");
     /* out = relu(x + y) written over x */
     int64_t n = 1000003;
     vn_tensor_desc d[2] = {vt_desc(VN_F32, 1, &n), vt_desc(VN_F32, 1, &n)};
