@@ -328,15 +328,18 @@ void vn_vscalar_(vn_core *core, vn_vop op, vn_local dst, vn_local a, double s, i
  * - 1 are `inputs`, instruction k writes register num_inputs + k (its sources
  * are earlier registers; src1 only for binary ops, scalar only for scalar
  * ops), and the last one's register is dst; every operand has n elements.
- * Run one instruction at a time over a tile in global memory, a program reads
- * its inputs in one pass and writes its result in the next, and on one core
- * those passes do not overlap; this runs the whole program on 512-byte chunks
+ * dst may be one of the inputs, else apart from them (checked mode reports a
+ * partial overlap); inputs no instruction reads are not looked at. Run one
+ * instruction at a time over a tile in global memory, a program reads its
+ * inputs in one pass and writes its result in the next, and on one core those
+ * passes do not overlap; this runs the whole program on 512-byte chunks
  * (intermediates in L1, a streamed dst written with non-temporal stores chunk
- * by chunk), so reads and writes do. For DRAM-sized data: ReLU-Add over 64 Mi
- * elements 4-7 % faster; on cache-resident tiles the per-chunk calls cost
- * 3-5 % (Zen 3). Checked mode validates every operand and extent. */
+ * by chunk), so reads and writes do: a ReLU-Add over 64 Mi elements 4-7 %
+ * faster; on cache-resident data the per-chunk calls cost 3-5 % (Zen 3). The
+ * program's shape is checked in every mode, operands and extents in checked
+ * mode. */
 #define VN_VPROGRAM_MAX_INSTRS 32
-#define VN_VPROGRAM_MAX_INPUTS 8
+#define VN_VPROGRAM_MAX_INPUTS 16
 typedef struct vn_vinstr {
     vn_vop op;
     int16_t src0, src1; /* src1 only for binary ops */

@@ -13,23 +13,6 @@
 typedef void (*vn_to_f32_fn)(const uint16_t *src, float *dst, size_t n);
 typedef void (*vn_from_f32_fn)(const float *src, uint16_t *dst, size_t n);
 
-/* kind: vn_vop_kind_of(op), looked up once per call by the callers. */
-static void vn_f32_kernel(const vn_isa_table *t, vn_vop_kind kind, vn_vop op, float *dst,
-                          const float *a, const float *b, float s, int64_t n)
-{
-    switch (kind) {
-    case VN_VOP_UNARY:
-        t->unary[op](dst, a, n);
-        break;
-    case VN_VOP_BINARY:
-        t->binary[op](dst, a, b, n);
-        break;
-    case VN_VOP_SCALAR:
-        t->scalar[op](dst, a, s, n);
-        break;
-    }
-}
-
 /* f32 in chunks: between chunks, a few lines queued by vn_prefetch are
  * requested, so that the next tile streams in while this one is computed.
  * Element-wise, so chunking changes no result. */
@@ -91,24 +74,9 @@ static void vn_vec_compute_cached(vn_vop op, vn_dtype dtype, void *dst, const vo
     }
 }
 
-/* A streamed dst: each chunk is computed into an L1 staging buffer and written
- * out with non-temporal stores at once, so that reads and writes are in flight
- * together. Computing a whole tile and then streaming it out runs as two
- * phases: on the Zen 3 host a raw f32 Add over 64 Mi elements did 22 GB/s that
- * way against 28-29 GB/s in 512-byte chunks (256 B: 26, 1 KiB: 23). f32 calls
- * the ISA kernel directly: a chunk moves ~1.5 KB, and the generic dispatch per
- * chunk cost 12 %. */
-#define VN_VEC_STREAM_BYTES 512
-
-/* Elements of the chunk that starts at `at`: the first chunk ends on a 64-byte
- * line, so no later chunk shares a line between its plain head or tail stores
- * and another chunk's non-temporal ones. */
-static int64_t vn_stream_chunk(uintptr_t at, int64_t size, int64_t left)
-{
-    int64_t m = (VN_VEC_STREAM_BYTES - (int64_t)(at & 63)) / size;
-    return m < left ? m : left;
-}
-
+/* A streamed dst, chunk by chunk (VN_VEC_STREAM_BYTES). f32 calls the ISA
+ * kernel directly: a chunk moves ~1.5 KB, and the generic dispatch per chunk
+ * cost 12 %. */
 static void vn_vec_compute_streamed(vn_vop op, vn_dtype dtype, uint8_t *dst, const uint8_t *a,
                                     const uint8_t *b, double s, int64_t n)
 {

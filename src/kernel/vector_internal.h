@@ -7,10 +7,47 @@
 #define VINCI_KERNEL_VECTOR_INTERNAL_H
 
 #include "kernel/core_internal.h"
+#include "kernel/isa.h"
 
 /* Elements converted per step when f16/bf16 are computed in f32 (stack use:
  * three f32 chunks = 6 KiB). */
 #define VN_VEC_CHUNK 512
+
+/* One f32 ISA kernel call; kind is vn_vop_kind_of(op), looked up once per
+ * instruction by the callers (it is out of line, and they loop over chunks). */
+static inline void vn_f32_kernel(const vn_isa_table *t, vn_vop_kind kind, vn_vop op, float *dst,
+                                 const float *a, const float *b, float s, int64_t n)
+{
+    switch (kind) {
+    case VN_VOP_UNARY:
+        t->unary[op](dst, a, n);
+        break;
+    case VN_VOP_BINARY:
+        t->binary[op](dst, a, b, n);
+        break;
+    case VN_VOP_SCALAR:
+        t->scalar[op](dst, a, s, n);
+        break;
+    }
+}
+
+/* A streamed dst is computed in chunks of this many bytes into L1 and each is
+ * written out with non-temporal stores at once, so that reads and writes are
+ * in flight together. Computing a whole tile and then streaming it out runs
+ * as two phases: on the Zen 3 host a raw f32 Add over 64 Mi elements did
+ * 22 GB/s that way against 28-29 GB/s in 512-byte chunks (256 B: 26, 1 KiB:
+ * 23). */
+#define VN_VEC_STREAM_BYTES 512
+
+/* Elements of the streamed chunk that starts at `at` (size-byte elements,
+ * `left` remaining): the first chunk ends on a 64-byte line, so no later chunk
+ * shares a line between its plain head or tail stores and another chunk's
+ * non-temporal ones. */
+static inline int64_t vn_stream_chunk(uintptr_t at, int64_t size, int64_t left)
+{
+    int64_t m = (VN_VEC_STREAM_BYTES - (int64_t)(at & 63)) / size;
+    return m < left ? m : left;
+}
 
 /* dst[i] = op(a[i], b[i] or s) for i < n on raw arrays of `dtype`, which must
  * be supported by op (vn_vop_supports). b is ignored by unary and scalar ops,

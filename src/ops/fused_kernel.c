@@ -146,7 +146,7 @@ static void carve(vn_core *c, const vn_fused_plan *p, fused_block *fb)
         stage |= p->reg_kind[i] == VN_REG_CONST && p->cls[i] == VN_FUSED_ROWCONST;
     }
     if (!p->in_place) fb->qout = vn_queue_new(c, VN_VECOUT, 2, p->cap, p->io);
-    for (int32_t s = 0; s < p->num_slots; s++)
+    for (int32_t s = 0; s < p->num_slots && !p->chunked; s++)
         fb->slots[s] = vn_buf_new(c, VN_VECCALC, p->cap, p->cdt);
     for (int32_t k = 0; k < p->num_consts; k++)
         fb->consts[k] = vn_buf_new(c, VN_VECCALC, p->cap, p->cdt);

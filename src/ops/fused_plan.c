@@ -87,6 +87,8 @@ static void classify(vn_fused_plan *p, bool allow_rowconst)
             p->cls[i] = VN_FUSED_GENERAL;
     }
     p->in_place = in_place_possible(p);
+    p->chunked = p->in_place && p->cdt == VN_F32 && p->prog.num_instrs > 1 &&
+                 vn_ops_output_streamed(p->io, p->numel);
     vn_fused_assign_registers(p);
 }
 
@@ -95,7 +97,8 @@ static void classify(vn_fused_plan *p, bool allow_rowconst)
 static int64_t bytes_per_elem(const vn_fused_plan *p)
 {
     int64_t io = (int64_t)vn_dtype_size(p->io), c = (int64_t)vn_dtype_size(p->cdt);
-    if (p->in_place) return io /* broadcast values */ + c * (p->num_slots + p->num_consts);
+    if (p->in_place)
+        return io /* broadcast values */ + c * ((p->chunked ? 0 : p->num_slots) + p->num_consts);
     int64_t bytes = 2 * io /* output queue */ + io /* broadcast values */;
     bool stage = false;
     for (int32_t i = 0; i < p->prog.num_inputs; i++) {
@@ -175,8 +178,6 @@ vn_status vn_fused_plan_build(const char *where, vn_device *device, const vn_fus
         free(p);
         return st;
     }
-    p->chunked = p->in_place && p->cdt == VN_F32 && p->prog.num_instrs > 1 &&
-                 vn_ops_output_streamed(p->io, p->numel);
     if (p->numel > 0) choose_geometry(p);
     p->block_dim = vn_ops_block_dim(device, p->tiles, p->R * p->C);
     *plan = p;

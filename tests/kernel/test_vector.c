@@ -256,6 +256,42 @@ static void test_programs(void)
                 }
 }
 
+/* Sixteen inputs (the fused engine's most), the first never read and left
+ * zeroed, summed by fifteen instructions in checked mode. */
+static void wide_program_kernel(vn_core *c, const void *p)
+{
+    float *const *x = p;
+    vn_local in[16] = {{0}};
+    vn_vinstr sum[15];
+    for (int32_t i = 1; i < 16; i++)
+        in[i] = vn_gm_window(c, vn_gm_make(x[i], VN_F32, 1000), 0, 1000, VN_WINDOW_READ);
+    sum[0] = (vn_vinstr){VN_VOP_ADD, 1, 2, 0};
+    for (int16_t k = 1; k < 14; k++)
+        sum[k] = (vn_vinstr){VN_VOP_ADD, (int16_t)(15 + k), (int16_t)(k + 2), 0};
+    sum[14] = (vn_vinstr){VN_VOP_MULS, 29, -1, 0.5};
+    vn_vprogram(c, vn_gm_window(c, vn_gm_make(x[0], VN_F32, 1000), 0, 1000, VN_WINDOW_WRITE), in,
+                16, sum, 15, 1000);
+}
+
+static void test_wide_program(void)
+{
+    float *x[16];
+    for (int i = 0; i < 16; i++) {
+        x[i] = malloc(1000 * sizeof(float));
+        for (int e = 0; e < 1000; e++) x[i][e] = (float)(i * 1000 + e) / 4096.0f;
+    }
+    vn_launch_desc d = {wide_program_kernel, "wide_program", 1, x, 1};
+    VT_OK(vn_launch(vt_dev(), &d, NULL));
+    int64_t bad = 0;
+    for (int e = 0; e < 1000; e++) {
+        double want = 0;
+        for (int i = 1; i < 16; i++) want += (double)(i * 1000 + e) / 4096.0;
+        bad += !(fabs(x[0][e] - 0.5 * want) <= 1e-5 * want);
+    }
+    VT_CHECK(bad == 0, "sum of 15 inputs: %lld wrong", (long long)bad);
+    for (int i = 0; i < 16; i++) free(x[i]);
+}
+
 static void test_supports_table(void)
 {
     VT_CHECK(vn_vop_kind_of(VN_VOP_SILU) == VN_VOP_UNARY, "silu unary");
@@ -344,6 +380,7 @@ enum {
     WIN_OVER_SCRATCH,
     WIN_NEGATIVE,
     PROG_BAD_SRC,
+    PROG_OVERLAP,
     PROG_F16
 };
 
@@ -393,8 +430,15 @@ static void window_misuse_kernel(vn_core *c, const void *p)
         break;
     case PROG_BAD_SRC: {
         const vn_vinstr bad[] = {{VN_VOP_ADD, 0, 1, 0}, {VN_VOP_RELU, 3, -1, 0}};
+        vn_local two[2] = {r, r};
         bad_line = __LINE__ + 1;
-        vn_vprogram(c, w, &r, 1, bad, 2, 8);
+        vn_vprogram(c, w, two, 2, bad, 2, 8);
+        break;
+    }
+    case PROG_OVERLAP: {
+        const vn_vinstr relu[] = {{VN_VOP_RELU, 0, -1, 0}};
+        bad_line = __LINE__ + 1;
+        vn_vprogram(c, w, &r, 1, relu, 1, 16);
         break;
     }
     default: {
@@ -419,7 +463,8 @@ static void test_window_errors(void)
         {WIN_CUBE, 1, "vn_cube_mmad", "cannot be a scratch operand"},
         {WIN_OVER_SCRATCH, 1, "vn_vscalar", "points into this core's scratch"},
         {WIN_NEGATIVE, 0, "vn_gm_window", "a window holds 0 to 2 GiB"},
-        {PROG_BAD_SRC, 0, "vn_vprogram", "instruction 0 (op"},
+        {PROG_BAD_SRC, 0, "vn_vprogram", "instruction 1 (op"},
+        {PROG_OVERLAP, 1, "vn_vprogram", "input 0 partly overlaps dst"},
         {PROG_F16, 0, "vn_vprogram", "dst is f16"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -472,6 +517,7 @@ int main(void)
     VT_RUN(test_windows);
     VT_RUN(test_window_errors);
     VT_RUN(test_programs);
+    VT_RUN(test_wide_program);
     VT_RUN(test_duplicate);
     VT_RUN(test_checked_errors);
     return vt_summary();
