@@ -23,11 +23,6 @@ typedef struct prog_run {
     float (*rows)[CHUNK];
 } prog_run;
 
-static bool reads(const vn_vinstr *in, vn_vop_kind kind, int32_t reg)
-{
-    return in->src0 == reg || (kind == VN_VOP_BINARY && in->src1 == reg);
-}
-
 /* Every mode: the shape of the program (sources defined, f32 ops); fills the
  * op kinds and `used` (the inputs some instruction reads). */
 static void check_program(vn_core *core, vn_local dst, const vn_local *inputs, prog_run *r,
@@ -52,7 +47,8 @@ static void check_program(vn_core *core, vn_local dst, const vn_local *inputs, p
             vn_core_fail(core, site, call,
                          "instruction %d (op %d, r%d, r%d) is not an f32 op on registers r0..r%d",
                          (int)k, (int)in->op, (int)in->src0, (int)in->src1, (int)defined - 1);
-        for (int32_t i = 0; i < r->num_inputs; i++) used[i] |= reads(in, r->kind[k], i);
+        if (in->src0 < r->num_inputs) used[in->src0] = true;
+        if (binary && in->src1 < r->num_inputs) used[in->src1] = true;
     }
     for (int32_t i = 0; i < r->num_inputs; i++)
         if (used[i] && inputs[i].dtype != VN_F32)

@@ -49,15 +49,6 @@ static bool all_zero(const vn_bcast *b, int32_t i)
     return true;
 }
 
-static bool input_read(const vn_fused_program *g, int32_t i)
-{
-    for (int32_t k = 0; k < g->num_instrs; k++)
-        if (g->instrs[k].src0 == i ||
-            (vn_vop_kind_of(g->instrs[k].op) == VN_VOP_BINARY && g->instrs[k].src1 == i))
-            return true;
-    return false;
-}
-
 /* Whether tiles can be computed in global memory: no casts, and each input
  * read is either the output's layout (a tile is one contiguous run of it) or a
  * constant whose scratch layout is that run's (a scalar, or rows that need no
@@ -65,10 +56,15 @@ static bool input_read(const vn_fused_program *g, int32_t i)
 static bool in_place_possible(const vn_fused_plan *p)
 {
     if (p->cdt != p->io) return false;
+    const vn_fused_program *g = &p->prog;
+    bool read[VN_FUSED_MAX_REGS] = {false};
+    for (int32_t k = 0; k < g->num_instrs; k++) {
+        read[g->instrs[k].src0] = true;
+        if (vn_vop_kind_of(g->instrs[k].op) == VN_VOP_BINARY) read[g->instrs[k].src1] = true;
+    }
     bool unpadded = p->L * (int64_t)vn_dtype_size(p->io) % VN_BLOCK_BYTES == 0;
-    for (int32_t i = 0; i < p->prog.num_inputs; i++) {
-        if (!input_read(&p->prog, i) || p->cls[i] == VN_FUSED_FULL || p->cls[i] == VN_FUSED_SCALAR)
-            continue;
+    for (int32_t i = 0; i < g->num_inputs; i++) {
+        if (!read[i] || p->cls[i] == VN_FUSED_FULL || p->cls[i] == VN_FUSED_SCALAR) continue;
         if (p->cls[i] != VN_FUSED_ROWCONST || !unpadded) return false;
     }
     return true;
