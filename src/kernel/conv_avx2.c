@@ -24,8 +24,11 @@
 /* A 1x1 output block with at most 8 real channels computes one ymm of it:
  * 12 columns (12 accumulators, as a full 6-column block has) */
 #define HALF_OWB_MAX 12
-#define TABLE_NAME   vn_conv_table_avx2
-#define TABLE_ISA    VN_ISA_AVX2
+/* ... and a 1x1 pair of a full output block and such a last one 4 columns
+ * of 3 vectors (12 accumulators, 3 weight vectors, one broadcast) */
+#define HALF_PAIR_OWB_MAX 4
+#define TABLE_NAME        vn_conv_table_avx2
+#define TABLE_ISA         VN_ISA_AVX2
 
 /* X(w, ...) for w = 1 .. OWB_MAX, 1 .. DW3_OWB_MAX and 1 .. DW_OWB_MAX
  * (instantiation lists, conv_kernel.inc) */
@@ -33,6 +36,7 @@
 #define OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
 #define DW3_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__) X(12, __VA_ARGS__)
 #define HALF_OWB_LIST(X, ...) DW3_OWB_LIST(X, __VA_ARGS__)
+#define HALF_PAIR_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__)
 #define OWB2_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)
 #define DW_OWB_LIST(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
 // clang-format on

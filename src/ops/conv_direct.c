@@ -52,6 +52,7 @@ typedef struct direct_args {
     int64_t chunk;   /* flat: pixels per chunk (FLAT, less when that leaves workers idle) */
     bool gather;     /* flat chunks copied into L1 (bf16: converted; f32: a strided 1x1) */
     bool rows_outer; /* direct, G = 1: tiles ordered (image, row, block group) */
+    bool half_pair;  /* the last block group is the last two blocks (vn_conv_table.half_pairs) */
     bool rows2;      /* a tile is two output rows (a narrow map: vn_conv_row_args.rows) */
     bool x_plain;    /* x is NCHW with C <= 16 (conv.h): the kernels' plain variant */
     int64_t pad_w;   /* > 0: width of the zero-padded row copies in UB (pixels) */
@@ -285,9 +286,9 @@ typedef struct tile_out {
 /* The output blocks [*ob, *ob + *ncb) of a (group, block group) pair. */
 static void pair_blocks(const direct_args *d, int64_t pair, int64_t *ob, int64_t *ncb)
 {
-    int64_t grp = pair / d->pairs;
+    int64_t grp = pair / d->pairs, end = (grp + 1) * d->kg1;
     *ob = grp * d->kg1 + (pair % d->pairs) * d->ncb_max;
-    *ncb = vn_ops_min(d->ncb_max, (grp + 1) * d->kg1 - *ob);
+    *ncb = d->half_pair && *ob + 2 == end ? 2 : vn_ops_min(d->ncb_max, end - *ob);
 }
 
 /* The f32 packed weights of output block ob: [cg1][KH][KW][16][16] each. */
@@ -550,6 +551,18 @@ static bool is_flat(const vn_conv_geom *g)
     return is_pointwise(g) && g->sh == 1 && g->sw == 1;
 }
 
+/* The last two output blocks as one block group: a flat f32 1x1 whose last
+ * block has at most one vector of real channels, on a table that takes
+ * such a pair (vn_conv_table.half_pairs) beyond its max_ncb of 1 (not for
+ * the pooled or gap paths, whose scratch holds max_ncb blocks). */
+static bool half_pair_pays(const vn_conv_plan *p, const direct_args *d)
+{
+    const vn_conv_geom *g = &p->g;
+    int64_t co_last = g->K - (p->K1 - 1) * VN_C0;
+    return d->t->half_pairs && d->ncb_max == 1 && d->flat && !d->gather && !d->bf16 && g->G == 1 &&
+           p->K1 >= 2 && co_last * 2 <= VN_C0 && !p->pooled && !p->gap;
+}
+
 /* A flat chunk of every input block of a group, es bytes a value, fits L1. */
 static bool chunk_fits(const vn_conv_plan *p, int64_t es)
 {
@@ -771,6 +784,8 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         d.kg1 = g->G == 1 ? p->K1 : g->K / g->G / VN_C0;
         d.cg1 = g->G == 1 ? p->C1 : g->C / g->G / VN_C0;
         d.pairs = vn_ops_div_up(d.kg1, d.ncb_max);
+        d.half_pair = half_pair_pays(p, &d);
+        if (d.half_pair) d.pairs--;
         if (d.flat && !p->gap) /* gap tiles are whole maps: no chunk to cut */
             plan_chunks(&d, vn_device_num_workers(p->device));
         d.tiles = g->N * g->G * d.pairs * d.rows;
