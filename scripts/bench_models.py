@@ -33,6 +33,8 @@ With --rounds R > 1 each figure is the median over rounds of the per-round
 medians. Prints a table; --json FILE also writes the raw numbers. --bf16 also
 times `vinci bench --precision bf16` in every round and prints its speed-up
 over vinci fp32 (its accuracy against fp32: check_models.py --precision bf16).
+--busy-cpu C runs a busy loop pinned to CPU C for the whole benchmark (a
+machine shared with another process): both engines then run beside it.
 
 Usage: .venv/bin/python scripts/bench_models.py [--vinci build/vinci]
            [--models resnet18_nobn,...|all] [--threads 1,2] [--iters 20] [--rounds 1]
@@ -272,7 +274,25 @@ def main():
     ap.add_argument("--bf16", action="store_true",
                     help="also time vinci --precision bf16 in the same rounds and print its "
                          "speed-up over vinci fp32 (accuracy: check_models.py --precision bf16)")
+    ap.add_argument("--busy-cpu", type=int, default=None,
+                    help="run a busy loop pinned to this CPU throughout (a loaded machine)")
     args = ap.parse_args()
+    busy = start_busy_loop(args.busy_cpu) if args.busy_cpu is not None else None
+    try:
+        return run(args)
+    finally:
+        if busy:
+            busy.kill()
+            busy.wait()
+
+
+def start_busy_loop(cpu):
+    """A child process spinning on one CPU until killed."""
+    code = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
+    return subprocess.Popen([sys.executable, "-c", code])
+
+
+def run(args):
     names = ALL if args.models == "all" else args.models.split(",")
     threads = [int(t) for t in args.threads.split(",")]
     missing = [n for n in names if not os.path.exists(os.path.join(args.models_dir, n + ".onnx"))]
@@ -337,7 +357,9 @@ def main():
     print(f"vinci vs onnxruntime: {args.iters} timed runs per measurement, {args.rounds} "
           f"round(s), latency medians in ms (lower is better); %peak = Conv/MatMul/Gemm "
           f"GFLOP per second over the fp32 peak of `vinci machine` "
-          f"({fmt(peak1, '{:.0f}')} GFLOP/s per thread)")
+          f"({fmt(peak1, '{:.0f}')} GFLOP/s per thread)" +
+          (f"; a busy loop ran on CPU {args.busy_cpu} throughout" if args.busy_cpu is not None
+           else ""))
     print(line(hdr))
     print(line(["-" * x for x in w]))
     for r in rows:
