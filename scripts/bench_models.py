@@ -38,11 +38,13 @@ machine shared with another process): both engines then run beside it.
 
 Usage: .venv/bin/python scripts/bench_models.py [--vinci build/vinci]
            [--models resnet18_nobn,...|all] [--threads 1,2] [--iters 20] [--rounds 1]
+           [--json FILE] [--bf16] [--busy-cpu C]
 """
 import argparse
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -277,22 +279,53 @@ def main():
     ap.add_argument("--busy-cpu", type=int, default=None,
                     help="run a busy loop pinned to this CPU throughout (a loaded machine)")
     args = ap.parse_args()
-    busy = start_busy_loop(args.busy_cpu) if args.busy_cpu is not None else None
+    if args.busy_cpu is not None and args.busy_cpu not in os.sched_getaffinity(0):
+        ap.error(f"--busy-cpu {args.busy_cpu}: not one of this process's CPUs "
+                 f"{sorted(os.sched_getaffinity(0))}")
+    # the peaks before any busy loop starts (they may have to be measured now)
+    peaks = fp32_peaks(args)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so that `finally` runs
+    busy = None
     try:
-        return run(args)
+        if args.busy_cpu is not None:
+            busy = start_busy_loop(args.busy_cpu)
+        status = run(args, peaks)
+        if busy and busy.poll() is not None:
+            print(f"note: the busy loop on CPU {args.busy_cpu} stopped early "
+                  f"(exit {busy.returncode})")
+            status = 1
+        return status
     finally:
         if busy:
             busy.kill()
             busy.wait()
 
 
+# A child that pins itself to one CPU, says so, and spins until killed or
+# orphaned (it checks its parent now and then, so it cannot outlive a killed
+# benchmark).
+BUSY_LOOP = """import os, sys
+parent = os.getppid()
+os.sched_setaffinity(0, {%d})
+print("ready", flush=True)
+while os.getppid() == parent:
+    for _ in range(1000000):
+        pass
+"""
+
+
 def start_busy_loop(cpu):
-    """A child process spinning on one CPU until killed."""
-    code = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
-    return subprocess.Popen([sys.executable, "-c", code])
+    """The busy-loop child, once it spins on `cpu`."""
+    busy = subprocess.Popen([sys.executable, "-c", BUSY_LOOP % cpu], stdout=subprocess.PIPE,
+                            text=True)
+    if busy.stdout.readline().strip() != "ready":
+        busy.kill()
+        busy.wait()
+        raise SystemExit(f"bench_models: the busy loop on CPU {cpu} did not start")
+    return busy
 
 
-def run(args):
+def run(args, peaks):
     names = ALL if args.models == "all" else args.models.split(",")
     threads = [int(t) for t in args.threads.split(",")]
     missing = [n for n in names if not os.path.exists(os.path.join(args.models_dir, n + ".onnx"))]
@@ -323,7 +356,7 @@ def run(args):
                       file=sys.stderr, flush=True)
 
     gflop = {name: model_gflop(os.path.join(args.models_dir, name + ".onnx")) for name in names}
-    peak1, peaks = fp32_peaks(args)
+    peak1, peaks = peaks
     peak_of = lambda t: peaks.get(t) or (peak1 * t if peak1 else None)
     hdr = ("model", "thr", "vinci ms", "ort ms", "vn/ort", "GFLOP", "vn %peak", "ort %peak",
            "vn min/max", "ort min/max",
@@ -371,7 +404,8 @@ def run(args):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({f"{k[0]}@{k[1]}": v for k, v in raw.items()} |
-                      {"load_compile_ms": load, "vnm_load_ms": vnm_load, "vnm_mib": vnm_mib},
+                      {"load_compile_ms": load, "vnm_load_ms": vnm_load, "vnm_mib": vnm_mib,
+                       "busy_cpu": args.busy_cpu},
                       f, indent=1)
     return 0
 

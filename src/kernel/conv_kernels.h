@@ -63,7 +63,7 @@ typedef struct vn_conv_row_args {
     const float *w;    /* packed weights of block ob: [cin_blocks][KH][KW][16][16]
                           (x_plain: [KH][KW][C][16], dense; see x_taps) */
     int64_t w_bstride; /* elements between the weights of consecutive output blocks */
-    int32_t ncb;       /* output blocks done together, 1..vn_conv_table.max_ncb (or half_pairs) */
+    int32_t ncb;       /* output blocks done together, 1..vn_conv_table.max_ncb (2: a half pair) */
     int64_t IH, IW, OW, KH, KW, sw, dw, pl, dh;
     int64_t ih0; /* oh*sh - pt: input row of tap kh is ih0 + kh*dh */
     /* Addressing (pixels, i.e. units of 16 floats): tap kh's row starts at
@@ -148,10 +148,11 @@ typedef struct vn_conv_table {
      * column interior: pl = 0); NULL where the ISA has no bf16 dot product. */
     void (*direct_row_bf16)(const vn_conv_row_args *a);
     int32_t max_ow2; /* the widest map direct_row runs two rows at a time (0: never) */
-    /* direct_row also takes ncb = 2 beyond max_ncb (1) for a 1x1 row of
-     * interior columns whose second, last block has co_last <= one vector
-     * (AVX2: both blocks' three real vectors in one register block) */
-    bool half_pairs;
+    /* > 0: direct_row also takes ncb = 2 beyond max_ncb (1) for a 1x1 row
+     * of interior columns whose second, last block has 1 <= co_last <=
+     * half_pair_co real channels, one vector (AVX2: both blocks' three real
+     * vectors in one register block); 0: never */
+    int32_t half_pair_co;
 } vn_conv_table;
 
 /* Taps [*lo, *hi) of a kernel extent k (dilation d) whose input index

@@ -2,9 +2,9 @@
  * conv_direct.c — launches of the direct and depthwise micro-kernels
  * (conv_kernels.h) over an NC1HWC0 convolution.
  *
- * Tiles: direct, one (image, group of up to max_ncb output blocks, output
- * row); depthwise, one (image, channel block, band of output rows). Tiles are ordered
- * image-major, then output blocks, then rows, and each launch block takes a
+ * Tiles: direct, one (image, group of up to max_ncb output blocks, or the
+ * last two as a half pair, output row); depthwise, one (image, channel block, band of output rows).
+ * Tiles are ordered image-major, then output blocks, then rows, and each launch block takes a
  * contiguous range, so a block keeps reusing one set of packed weights (in
  * L2) over consecutive rows while the input rows it needs stay in L1/L2.
  * Output blocks of one tile never straddle a group. Exception (rows_outer):
@@ -52,7 +52,7 @@ typedef struct direct_args {
     int64_t chunk;   /* flat: pixels per chunk (FLAT, less when that leaves workers idle) */
     bool gather;     /* flat chunks copied into L1 (bf16: converted; f32: a strided 1x1) */
     bool rows_outer; /* direct, G = 1: tiles ordered (image, row, block group) */
-    bool half_pair;  /* the last block group is the last two blocks (vn_conv_table.half_pairs) */
+    bool half_pair;  /* the last block group is the last two blocks (vn_conv_table.half_pair_co) */
     bool rows2;      /* a tile is two output rows (a narrow map: vn_conv_row_args.rows) */
     bool x_plain;    /* x is NCHW with C <= 16 (conv.h): the kernels' plain variant */
     int64_t pad_w;   /* > 0: width of the zero-padded row copies in UB (pixels) */
@@ -553,14 +553,15 @@ static bool is_flat(const vn_conv_geom *g)
 
 /* The last two output blocks as one block group: a flat f32 1x1 whose last
  * block has at most one vector of real channels, on a table that takes
- * such a pair (vn_conv_table.half_pairs) beyond its max_ncb of 1 (not for
- * the pooled or gap paths, whose scratch holds max_ncb blocks). */
+ * such a pair (vn_conv_table.half_pair_co) beyond its max_ncb of 1. Not
+ * for a gap conv (its scratch holds max_ncb blocks) nor, to keep their
+ * tiles as they are, a pooled or gathered one. */
 static bool half_pair_pays(const vn_conv_plan *p, const direct_args *d)
 {
     const vn_conv_geom *g = &p->g;
     int64_t co_last = g->K - (p->K1 - 1) * VN_C0;
-    return d->t->half_pairs && d->ncb_max == 1 && d->flat && !d->gather && !d->bf16 && g->G == 1 &&
-           p->K1 >= 2 && co_last * 2 <= VN_C0 && !p->pooled && !p->gap;
+    return d->ncb_max == 1 && d->flat && !d->gather && !d->bf16 && g->G == 1 && p->K1 >= 2 &&
+           co_last <= d->t->half_pair_co && !p->pooled && !p->gap;
 }
 
 /* A flat chunk of every input block of a group, es bytes a value, fits L1. */
@@ -802,7 +803,8 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
             (w_bytes / (d.bf16 ? 2 : 1) <= chunk_outer_max_w() ||
              (d.rows > 1 && d.pairs * gathered > w_bytes)))
             d.rows_outer = true;
-        work = (d.flat ? d.chunk : g->OW * (d.rows2 ? 2 : 1)) * d.ncb_max * VN_C0 * (g->C / g->G) *
+        int64_t group = d.half_pair ? 2 : d.ncb_max; /* blocks of a tile, at most */
+        work = (d.flat ? d.chunk : g->OW * (d.rows2 ? 2 : 1)) * group * VN_C0 * (g->C / g->G) *
                g->KH * g->KW;
     }
     if (p->pooled) plan_pool_bands(p, &d, &work);

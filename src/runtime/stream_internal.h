@@ -98,8 +98,9 @@ struct vn_event {
 int64_t vn_now_ns(void);
 /* The runtime's one bounded spin (workers waiting for work, host waits, a
  * caller waiting for its job's last blocks): pauses until stop(arg), reading
- * the clock and yielding to any other runnable thread of its CPU every 64
- * rounds; true if stop(arg) became true before `until` (vn_now_ns) passed. */
+ * the clock every 64 rounds and yielding to any other runnable thread of its
+ * CPU every few microseconds; true if stop(arg) became true before `until`
+ * (vn_now_ns) passed. */
 bool vn_spin_until(bool (*stop)(const void *arg), const void *arg, int64_t until);
 /* Condition variable on CLOCK_MONOTONIC, so timeouts ignore wall-clock jumps. */
 void vn_cond_init_monotonic(pthread_cond_t *cv);

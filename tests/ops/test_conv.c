@@ -130,6 +130,10 @@ static void test_fused_epilogues(void)
         /* depthwise with 17 channel blocks: whole planes per tile, so one kernel
          * call runs a band of rows (residual and outputs stepping per row) */
         C2(1, 264, 7, 6, 264, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 264),
+        /* flat 1x1 whose last block has <= 8 real channels: on AVX2 the last
+         * two blocks run as a half pair (both stores, both padding clears) */
+        C2(1, 20, 12, 13, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
+        C2(1, 33, 9, 14, 40, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1),
     };
     for (size_t e = 0; e < sizeof conv_epi_cases / sizeof conv_epi_cases[0]; e++)
         for (size_t i = 0; i < sizeof ec / sizeof ec[0]; i++)
