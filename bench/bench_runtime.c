@@ -10,7 +10,7 @@
  */
 #include <sys/resource.h>
 
-#include "bench_util.h"
+#include "bench_pairs.h"
 #include "vinci/kernel.h"
 
 #define REPS 5
@@ -112,53 +112,24 @@ static double callback_rate(vn_device *dev, vn_stream **s, int n, double *per_wa
 
 #define PAIRS 4000
 
-static void *volatile sink;
-
-static double vn_pair_ns(size_t n)
-{
-    double t0 = bench_now_ms();
-    for (int i = 0; i < PAIRS; i++) {
-        void *p = NULL;
-        vn_mem_alloc(NULL, NULL, n, &p);
-        sink = p;
-        vn_mem_free(p);
-    }
-    return (bench_now_ms() - t0) * 1e6 / PAIRS;
-}
-
-static double malloc_pair_ns(size_t n)
-{
-    double t0 = bench_now_ms();
-    for (int i = 0; i < PAIRS; i++) {
-        void *p = malloc(n);
-        sink = p;
-        free(p);
-    }
-    return (bench_now_ms() - t0) * 1e6 / PAIRS;
-}
-
 static void alloc_table(void)
 {
     enum { R = 41 };
     static const size_t sizes[] = {64, 4096, 256u << 10, 4u << 20, 64u << 20};
+    static const pair_peer peers[2] = {PAIR_VINCI, PAIR_MALLOC};
+    static double ns[2][BENCH_PAIR_MAX_REPS];
     printf("alloc + free pair (ns, median of %d interleaved reps of %d pairs):\n", R, PAIRS);
     printf("  %-8s %9s %9s %9s\n", "size", "vn_mem", "malloc", "x malloc");
     for (int k = 0; k < 5; k++) {
-        double v[R], m[R], x[R];
-        vn_pair_ns(sizes[k]); /* warm: the first pair takes memory from the OS */
-        for (int r = 0; r < R; r++) {
-            v[r] = vn_pair_ns(sizes[k]);
-            m[r] = malloc_pair_ns(sizes[k]);
-            x[r] = m[r] / v[r];
-        }
         char label[32];
-        if (sizes[k] >= (1u << 20))
-            snprintf(label, sizeof label, "%zu MiB", sizes[k] >> 20);
-        else if (sizes[k] >= 1024)
-            snprintf(label, sizeof label, "%zu KiB", sizes[k] >> 10);
-        else
-            snprintf(label, sizeof label, "%zu B", sizes[k]);
-        printf("  %-8s %9.1f %9.1f %8.1fx\n", label, bench_median(v, R), bench_median(m, R),
+        bench_size_label(label, sizes[k]);
+        if (!bench_pair_reps(peers, 2, sizes[k], PAIRS, R, false, ns)) {
+            printf("  %-8s allocation failed\n", label);
+            continue;
+        }
+        double x[R];
+        for (int r = 0; r < R; r++) x[r] = ns[1][r] / ns[0][r];
+        printf("  %-8s %9.1f %9.1f %8.1fx\n", label, bench_median(ns[0], R), bench_median(ns[1], R),
                bench_median(x, R));
     }
 }
