@@ -343,29 +343,33 @@ static void test_duplicate(void)
 
 static int bad_line;
 
+/* Runs a misused call and records its line in bad_line: the call's VN_HERE
+ * and __LINE__ here expand within one macro invocation, so they agree. */
+#define MISUSE(...)                                                                                \
+    do {                                                                                           \
+        bad_line = __LINE__;                                                                       \
+        __VA_ARGS__;                                                                               \
+    } while (0)
+
 static void mismatch_body(vn_core *c, vn_local *l, const void *p)
 {
-    bad_line = __LINE__ + 1;
-    vn_add(c, l[0], l[1], l[2], 64);
+    MISUSE(vn_add(c, l[0], l[1], l[2], 64));
 }
 
 static void unwritten_body(vn_core *c, vn_local *l, const void *p)
 {
     vn_local fresh = vn_buf_new(c, VN_VECCALC, 64, VN_F32);
-    bad_line = __LINE__ + 1;
-    vn_exp(c, l[0], fresh, 64);
+    MISUSE(vn_exp(c, l[0], fresh, 64));
 }
 
 static void unsupported_body(vn_core *c, vn_local *l, const void *p)
 {
-    bad_line = __LINE__ + 1;
-    vn_vunary(c, VN_VOP_EXP, l[2], l[2], 16);
+    MISUSE(vn_vunary(c, VN_VOP_EXP, l[2], l[2], 16));
 }
 
 static void wrong_kind_body(vn_core *c, vn_local *l, const void *p)
 {
-    bad_line = __LINE__ + 1;
-    vn_vbinary(c, VN_VOP_EXP, l[0], l[1], l[1], 16);
+    MISUSE(vn_vbinary(c, VN_VOP_EXP, l[0], l[1], l[1], 16));
 }
 
 /* Misused windows, each failing at the line bad_line names: past its
@@ -401,50 +405,40 @@ static void window_misuse_kernel(vn_core *c, const void *p)
     vn_queue *q = vn_queue_new(c, VN_VECOUT, 1, 64, VN_F32);
     switch (k->what) {
     case WIN_PAST_END:
-        bad_line = __LINE__ + 1;
-        (void)vn_gm_window(c, g, 9, 56, VN_WINDOW_READ);
+        MISUSE((void)vn_gm_window(c, g, 9, 56, VN_WINDOW_READ));
         break;
     case WIN_READ_ONLY:
-        bad_line = __LINE__ + 1;
-        vn_adds(c, r, r, 1.0, 64);
+        MISUSE(vn_adds(c, r, r, 1.0, 64));
         break;
     case WIN_ENQUEUED:
-        bad_line = __LINE__ + 1;
-        vn_enque(c, q, w);
+        MISUSE(vn_enque(c, q, w));
         break;
     case WIN_COPIED:
-        bad_line = __LINE__ + 1;
-        vn_copy_in(c, w, g, 0, 8);
+        MISUSE(vn_copy_in(c, w, g, 0, 8));
         break;
     case WIN_CUBE:
-        bad_line = __LINE__ + 1;
-        vn_cube_mmad(c, w, r, r, 1, 1, 1, false);
+        MISUSE(vn_cube_mmad(c, w, r, r, 1, 1, 1, false));
         break;
     case WIN_OVER_SCRATCH:
-        bad_line = __LINE__ + 1;
-        vn_adds(c, buf, over, 1.0, 8);
+        MISUSE(vn_adds(c, buf, over, 1.0, 8));
         break;
     case WIN_NEGATIVE:
-        bad_line = __LINE__ + 1;
-        (void)vn_gm_window(c, g, 0, -1, VN_WINDOW_READ);
+        MISUSE((void)vn_gm_window(c, g, 0, -1, VN_WINDOW_READ));
         break;
     case PROG_BAD_SRC: {
         const vn_vinstr bad[] = {{VN_VOP_ADD, 0, 1, 0}, {VN_VOP_RELU, 3, -1, 0}};
         vn_local two[2] = {r, r};
-        bad_line = __LINE__ + 1;
-        vn_vprogram(c, w, two, 2, bad, 2, 8);
+        MISUSE(vn_vprogram(c, w, two, 2, bad, 2, 8));
         break;
     }
     case PROG_OVERLAP: {
         const vn_vinstr relu[] = {{VN_VOP_RELU, 0, -1, 0}};
-        bad_line = __LINE__ + 1;
-        vn_vprogram(c, w, &r, 1, relu, 1, 16);
+        MISUSE(vn_vprogram(c, w, &r, 1, relu, 1, 16));
         break;
     }
     default: {
         vn_local h = vn_buf_new(c, VN_VECCALC, 64, VN_F16);
-        bad_line = __LINE__ + 1;
-        vn_vprogram(c, h, &r, 1, prog_relu_add + 1, 1, 8);
+        MISUSE(vn_vprogram(c, h, &r, 1, prog_relu_add + 1, 1, 8));
         break;
     }
     }
