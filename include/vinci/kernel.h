@@ -607,6 +607,15 @@ void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t
  * results or counters; checked mode validates the block as a load would. */
 #define vn_prefetch_mat(core, src, rows, cols) vn_prefetch_mat_(core, src, rows, cols, VN_HERE)
 void vn_prefetch_mat_(vn_core *core, vn_mat src, int64_t rows, int64_t cols, vn_site site);
+/* Request the lines of a small rows x cols block now, all at once: the block
+ * the fixpipe after the next mmad writes (a tile of C), so that its stores
+ * find their lines in cache instead of each store miss waiting in turn for
+ * memory (the store buffer drains in order). Keep it to a few dozen lines:
+ * a larger burst holds the line-fill buffers the mmad needs. No effect on
+ * results or counters; checked mode validates the block as vn_prefetch_mat. */
+#define vn_prefetch_mat_now(core, dst, rows, cols)                                                 \
+    vn_prefetch_mat_now_(core, dst, rows, cols, VN_HERE)
+void vn_prefetch_mat_now_(vn_core *core, vn_mat dst, int64_t rows, int64_t cols, vn_site site);
 /* Copy rows [k0, k0+k) x columns [n0, n0+n) of a whole pre-packed B (the
  * layout above for all K x N, as vn_gemm_pack_b writes it: `packed` holds
  * ceil(N/NR) panels of Kp(K) x NR) into dst; k0 a multiple of KP, n0 of NR.

@@ -72,6 +72,14 @@ void vn_prefetch_queue_rows(const void *src, size_t row_bytes, int64_t rows, ptr
     pf_queue[pf_count++] = r;
 }
 
+void vn_prefetch_rows_now(const void *src, size_t row_bytes, int64_t rows, ptrdiff_t stride)
+{
+    for (int64_t i = 0; i < rows && row_bytes > 0; i++) {
+        pf_range r = pf_row((const char *)src + i * stride, row_bytes);
+        for (; r.p < r.end; r.p += 64) pf_line(r.p, false);
+    }
+}
+
 void vn_prefetch_drop(void)
 {
     pf_count = 0;

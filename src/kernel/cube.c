@@ -102,20 +102,34 @@ static void mat_span(vn_mat v, int64_t r, int64_t c, const char **lo, const char
     *hi = (const char *)v.gm.data + (h + 1) * es;
 }
 
-void vn_prefetch_mat_(vn_core *core, vn_mat src, int64_t rows, int64_t cols, vn_site site)
+typedef void (*prefetch_rows_fn)(const void *src, size_t row_bytes, int64_t rows, ptrdiff_t stride);
+
+/* The block as rows along its unit-stride side (other strides are not worth
+ * a hint), handed to `request`. */
+static void prefetch_block(vn_core *core, vn_mat src, int64_t rows, int64_t cols,
+                           prefetch_rows_fn request, const char *call, vn_site site)
 {
     if (core->checked) {
-        check_dims(core, rows, cols, 0, "vn_prefetch_mat", site);
-        check_mat(core, src, rows, cols, "src", "vn_prefetch_mat", site);
+        check_dims(core, rows, cols, 0, call, site);
+        check_mat(core, src, rows, cols, "src", call, site);
     }
     if (rows <= 0 || cols <= 0 || !src.gm.data) return;
     int64_t es = (int64_t)vn_dtype_size(src.gm.dtype);
     const char *p = (const char *)src.gm.data + src.off * es;
-    /* as rows along the unit-stride side; other strides are not worth a hint */
     if (src.cs == 1)
-        vn_prefetch_queue_rows(p, (size_t)(cols * es), rows, (ptrdiff_t)(src.rs * es));
+        request(p, (size_t)(cols * es), rows, (ptrdiff_t)(src.rs * es));
     else if (src.rs == 1)
-        vn_prefetch_queue_rows(p, (size_t)(rows * es), cols, (ptrdiff_t)(src.cs * es));
+        request(p, (size_t)(rows * es), cols, (ptrdiff_t)(src.cs * es));
+}
+
+void vn_prefetch_mat_(vn_core *core, vn_mat src, int64_t rows, int64_t cols, vn_site site)
+{
+    prefetch_block(core, src, rows, cols, vn_prefetch_queue_rows, "vn_prefetch_mat", site);
+}
+
+void vn_prefetch_mat_now_(vn_core *core, vn_mat dst, int64_t rows, int64_t cols, vn_site site)
+{
+    prefetch_block(core, dst, rows, cols, vn_prefetch_rows_now, "vn_prefetch_mat_now", site);
 }
 
 static void load_common(vn_core *core, bool is_a, vn_local dst, vn_mat src, int64_t rows,

@@ -80,6 +80,8 @@ void vn_prefetch_issue(int64_t lines);
 void vn_prefetch_issue_l1(int64_t lines);
 /* Queue `rows` rows of row_bytes, `stride` bytes apart (vn_prefetch_mat). */
 void vn_prefetch_queue_rows(const void *src, size_t row_bytes, int64_t rows, ptrdiff_t stride);
+/* Request the lines of `rows` rows now, all at once (vn_prefetch_mat_now). */
+void vn_prefetch_rows_now(const void *src, size_t row_bytes, int64_t rows, ptrdiff_t stride);
 /* Up to max_lines queued lines that are contiguous from *p, newest range
  * first, taken off the queue: the cube micro-kernel requests one per k step,
  * so the next tile streams in spread over the whole mmad. */

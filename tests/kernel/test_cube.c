@@ -212,8 +212,9 @@ static void expect_packed_fail(int bug, const char *what)
 
 /* C1 = A * B through load_b + mmad, C2 = the same with B read in place
  * (vn_cube_mmad_gm), B's rows ldb apart; the next block hinted with
- * vn_prefetch_mat. bug 1: n not whole panels; 2: B past its tensor; 3: a
- * hint past A. */
+ * vn_prefetch_mat and C1's lines requested with vn_prefetch_mat_now. bug
+ * 1: n not whole panels; 2: B past its tensor; 3: a hint past A; 4: a
+ * request past C1. */
 typedef struct gm_args {
     vn_gm a, b, c1, c2;
     int64_t m, n, k, ldb;
@@ -231,7 +232,9 @@ static void gm_kernel(vn_core *core, const void *p)
     vn_cube_load_a(core, a, av, g->m, g->k);
     vn_cube_load_b(core, b, bv, g->k, g->n);
     vn_cube_mmad(core, c, a, b, g->m, g->n, g->k, true);
-    vn_cube_fixpipe(core, vn_mat_make(g->c1, 0, g->n, 1), c, g->m, g->n, NULL);
+    vn_mat c1 = vn_mat_make(g->c1, 0, g->n, 1);
+    vn_prefetch_mat_now(core, c1, g->m + (g->bug == 4 ? 1 : 0), g->n);
+    vn_cube_fixpipe(core, c1, c, g->m, g->n, NULL);
     int64_t n = g->n - (g->bug == 1 ? 1 : 0), k = g->k + (g->bug == 2 ? 1 : 0);
     vn_cube_mmad_gm(core, c, a, bv, g->m, n, k, true);
     vn_cube_fixpipe(core, vn_mat_make(g->c2, 0, g->n, 1), c, g->m, g->n, NULL);
@@ -268,9 +271,11 @@ static void test_mmad_gm(void)
             diff += memcmp(&C1[i * n + j], &C2[i * n + j], 4) != 0;
         }
     VT_CHECK(bad == 0 && diff == 0, "%d wrong, %d differ from load + mmad", bad, diff);
-    const char *what[] = {"multiple of the panel width", "out of bounds", "out of bounds"};
-    const char *call[] = {"vn_cube_mmad_gm", "vn_cube_mmad_gm", "vn_prefetch_mat"};
-    for (int bug = 1; bug <= 3; bug++) {
+    const char *what[] = {"multiple of the panel width", "out of bounds", "out of bounds",
+                          "out of bounds"};
+    const char *call[] = {"vn_cube_mmad_gm", "vn_cube_mmad_gm", "vn_prefetch_mat",
+                          "vn_prefetch_mat_now"};
+    for (int bug = 1; bug <= 4; bug++) {
         vn_status st = run_gm(bug, m, n, k, ldb, A, B, C1, C2);
         VT_CHECK(st == VN_ERR_KERNEL, "gm bug %d: status %s", bug, vn_status_name(st));
         VT_CONTAINS(vn_last_error(), call[bug - 1]);
