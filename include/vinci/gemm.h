@@ -84,6 +84,7 @@ void vn_gemm_plan_destroy(vn_gemm_plan *plan);
 typedef struct vn_gemm_tiling {
     int32_t mr, nr, kp; /* micro-tile */
     int64_t mc, nc, kc; /* block of A in L0A, block width in L1, K chunk */
+    int64_t mc_direct;  /* rows per mmad when a packed run reads A in place */
     int64_t mb;         /* rows of one kernel block */
     int32_t block_dim;  /* blocks per launch (all batches) */
     bool gemv;          /* M == 1 f32: B streamed, no packing */

@@ -7,8 +7,10 @@
  *   batch; per K chunk of kc it packs B (kc x nb) into L1 (B1) once, then per
  *   mc rows packs A (mc x kc) into L0A (A2), mmads into L0C (CO1, mc x nb)
  *   and fixpipes to GM: raw partial sums for all but the last chunk, the
- *   epilogue on the last. Invariants: kc % kp == 0, mc % mr == 0,
- *   nb % nr == 0, mb % mr == 0, and the three buffers fit their arenas.
+ *   epilogue on the last. A packed run that reads A in place (a_direct) goes
+ *   mc_direct rows at a time instead (no L0A block to fit). Invariants:
+ *   kc % kp == 0, mc % mr == 0, mc_direct % mr == 0, nb % nr == 0,
+ *   mb % mr == 0, and the three buffers fit their arenas.
  */
 #ifndef VINCI_KERNEL_GEMM_INTERNAL_H
 #define VINCI_KERNEL_GEMM_INTERNAL_H
@@ -23,6 +25,7 @@ struct vn_gemm_plan {
     vn_cube_shape s;
     int64_t a_rs, a_cs, b_rs, b_cs, ldc; /* element strides of op(A), op(B), C */
     int64_t kc, mc, nb, mb, mt, nt;
+    int64_t mc_direct; /* rows per mmad when A is read in place (>= mc) */
     int32_t block_dim;
     bool gemv;     /* M == 1 f32 with a contiguous A row */
     bool b_direct; /* f32 B with contiguous columns read in place (vn_cube_mmad_gm) */

@@ -79,16 +79,16 @@ static vn_gm packed_b(const vn_gemm_kargs *g, int64_t batch, vn_gm *col_sum)
     return vn_gm_make(base, p->b_op, p->packed_elems);
 }
 
-/* Hint the A block loaded after rows r0 of chunk kc0: the next mc rows, or
- * the first rows of the next chunk. */
+/* Hint the A block loaded after rows r0 of chunk kc0: the next `step` rows,
+ * or the first rows of the next chunk. */
 static void prefetch_next_a(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, int64_t r0,
-                            int64_t kc0)
+                            int64_t step, int64_t kc0)
 {
     const vn_gemm_plan *p = g->p;
-    int64_t r = r0 + p->mc, k0 = kc0;
+    int64_t r = r0 + step, k0 = kc0;
     if (r >= t->m0 + t->ml) r = t->m0, k0 = kc0 + p->kc;
     if (k0 >= p->d.K) return;
-    int64_t rl = min64(p->mc, t->m0 + t->ml - r), kl = min64(p->kc, p->d.K - k0);
+    int64_t rl = min64(step, t->m0 + t->ml - r), kl = min64(p->kc, p->d.K - k0);
     int64_t off = t->batch * p->d.stride_a + r * p->a_rs + k0 * p->a_cs;
     vn_prefetch_mat(core, vn_mat_make(g->a, off, p->a_rs, p->a_cs), rl, kl);
 }
@@ -121,9 +121,9 @@ static vn_mat rows_dst(const vn_gemm_kargs *g, const tile_pos *t, int64_t r, boo
  * line of C: 7.5 % of a 1024^3 product (6 rows of C 4 KiB apart per mmad),
  * 5 % of BERT's 128 x 3072 x 768; requested one mmad ahead, half of that. */
 static void prefetch_dst(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, int64_t r,
-                         bool last)
+                         int64_t step, bool last)
 {
-    int64_t rl = min64(g->p->mc, t->m0 + t->ml - r);
+    int64_t rl = min64(step, t->m0 + t->ml - r);
     if (rl > 0) vn_prefetch_mat_now(core, rows_dst(g, t, r, last), rl, t->nl);
 }
 
@@ -147,46 +147,71 @@ static void prefetch_fresh_b(vn_core *core, const vn_gemm_plan *p, const vn_gm *
     vn_prefetch_mat(core, vn_mat_make(*pb, off, nr * kpK, 1), panels, (groups - B_AHEAD) * step);
 }
 
-/* Rows of one tile for one K chunk; B is b1 or, for a packed run, the whole
- * pre-packed B `pb` read in place. */
-static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, vn_local a2,
-                      vn_local b1, const vn_gm *pb, vn_local c0, int64_t kc0, int64_t kl,
-                      vn_fixpipe *fp)
+/* One K chunk of one tile's operands and the chunk's place. */
+typedef struct chunk {
+    vn_local a2, b1, c0;
+    const vn_gm *pb;
+    int64_t kc0, kl;
+} chunk;
+
+/* Rows [r0, r0 + rl) of the tile for one chunk: load A (unless read in
+ * place), mmad, fixpipe; the next group is `step` rows on. */
+static void gemm_group(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, const chunk *ch,
+                       int64_t r0, int64_t rl, int64_t step, vn_fixpipe *fp)
 {
     const vn_gemm_plan *p = g->p;
     const vn_gemm_desc *d = &p->d;
+    int64_t kc0 = ch->kc0, kl = ch->kl;
     bool first = kc0 == 0, last = kc0 + kl >= d->K;
-    int64_t aoff = t->batch * d->stride_a;
-    for (int64_t r0 = t->m0; r0 < t->m0 + t->ml; r0 += p->mc) {
-        int64_t rl = min64(p->mc, t->m0 + t->ml - r0);
-        vn_set_loop(core, kc0 / p->kc);
-        vn_mat am = vn_mat_make(g->a, aoff + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs);
-        /* A read in place needs the rows its kernels read past rl to exist */
-        bool a_direct = g->b_packed && p->a_direct && r0 + vn_cube_rows_read(p->a_op, rl) <= d->M;
-        if (kl > 0) {
-            if (!a_direct) vn_cube_load_a(core, a2, am, rl, kl);
-            prefetch_next_a(core, g, t, r0, kc0);
+    vn_set_loop(core, kc0 / p->kc);
+    vn_mat am =
+        vn_mat_make(g->a, t->batch * d->stride_a + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs);
+    /* A read in place needs the rows its kernels read past rl to exist */
+    bool a_direct = g->b_packed && p->a_direct && r0 + vn_cube_rows_read(p->a_op, rl) <= d->M;
+    if (kl > 0) {
+        if (!a_direct) vn_cube_load_a(core, ch->a2, am, rl, kl);
+        prefetch_next_a(core, g, t, r0, step, kc0);
+    }
+    if (r0 == t->m0) {
+        if (g->b_packed) prefetch_fresh_b(core, p, ch->pb, t, kc0, kl);
+        prefetch_dst(core, g, t, r0, step, last);
+    }
+    if (a_direct)
+        vn_cube_mmad_packed_direct(core, ch->c0, am, *ch->pb, d->K, rl, kc0, kl, t->n0, t->nl,
+                                   true);
+    else if (g->b_packed)
+        vn_cube_mmad_packed(core, ch->c0, ch->a2, *ch->pb, d->K, rl, kc0, kl, t->n0, t->nl, true);
+    else if (p->b_direct)
+        vn_cube_mmad_gm(
+            core, ch->c0, ch->a2,
+            vn_mat_make(g->b, t->batch * d->stride_b + kc0 * p->b_rs + t->n0, p->b_rs, 1), rl,
+            t->nl, kl, true);
+    else
+        vn_cube_mmad(core, ch->c0, ch->a2, ch->b1, rl, t->nl, kl, true);
+    prefetch_dst(core, g, t, r0 + rl, step, last);
+    tile_views(g, t, r0, t->n0, fp);
+    fp->raw = !last;
+    fp->partial = first ? view((vn_gm){0}, 0, 0, 0) : rows_dst(g, t, r0, false);
+    vn_cube_fixpipe(core, rows_dst(g, t, r0, last), ch->c0, rl, t->nl, fp);
+}
+
+/* Rows of one tile for one chunk, in groups of mc_direct rows where A is
+ * read in place (a packed run), else of mc rows (the A block L0A holds); a
+ * group that cannot read A in place after all (its last panel's kernel
+ * would read rows past M) runs as groups of mc. */
+static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, const chunk *ch,
+                      vn_fixpipe *fp)
+{
+    const vn_gemm_plan *p = g->p;
+    int64_t end = t->m0 + t->ml, step = g->b_packed && p->a_direct ? p->mc_direct : p->mc;
+    for (int64_t r0 = t->m0; r0 < end; r0 += step) {
+        int64_t rl = min64(step, end - r0);
+        if (rl <= p->mc || r0 + vn_cube_rows_read(p->a_op, rl) <= p->d.M) {
+            gemm_group(core, g, t, ch, r0, rl, step, fp);
+            continue;
         }
-        if (r0 == t->m0) {
-            if (g->b_packed) prefetch_fresh_b(core, p, pb, t, kc0, kl);
-            prefetch_dst(core, g, t, r0, last);
-        }
-        if (a_direct)
-            vn_cube_mmad_packed_direct(core, c0, am, *pb, d->K, rl, kc0, kl, t->n0, t->nl, true);
-        else if (g->b_packed)
-            vn_cube_mmad_packed(core, c0, a2, *pb, d->K, rl, kc0, kl, t->n0, t->nl, true);
-        else if (p->b_direct)
-            vn_cube_mmad_gm(
-                core, c0, a2,
-                vn_mat_make(g->b, t->batch * d->stride_b + kc0 * p->b_rs + t->n0, p->b_rs, 1), rl,
-                t->nl, kl, true);
-        else
-            vn_cube_mmad(core, c0, a2, b1, rl, t->nl, kl, true);
-        prefetch_dst(core, g, t, r0 + p->mc, last);
-        tile_views(g, t, r0, t->n0, fp);
-        fp->raw = !last;
-        fp->partial = first ? view((vn_gm){0}, 0, 0, 0) : rows_dst(g, t, r0, false);
-        vn_cube_fixpipe(core, rows_dst(g, t, r0, last), c0, rl, t->nl, fp);
+        for (int64_t r = r0; r < r0 + rl; r += p->mc)
+            gemm_group(core, g, t, ch, r, min64(p->mc, r0 + rl - r), p->mc, fp);
     }
 }
 
@@ -202,7 +227,8 @@ void vn_gemm_kernel(vn_core *core, const void *args)
     vn_local b1 = {0}; /* a pre-packed B is read in place */
     if (!g->b_packed && !p->b_direct)
         b1 = vn_buf_new(core, VN_B1, vn_cube_b_elems(p->b_op, p->kc, p->nb), p->b_op);
-    vn_local c0 = vn_buf_new(core, VN_CO1, vn_cube_c_elems(p->a_op, p->mc, p->nb), p->acc);
+    int64_t rows = p->mc_direct > p->mc ? p->mc_direct : p->mc;
+    vn_local c0 = vn_buf_new(core, VN_CO1, vn_cube_c_elems(p->a_op, rows, p->nb), p->acc);
     int64_t tiles = d->batch * p->mt * p->nt;
     for (int64_t i = vn_block_idx(core); i < tiles; i += vn_block_num(core)) {
         tile_pos t;
@@ -230,7 +256,8 @@ static void gemm_tile(vn_core *core, const vn_gemm_kargs *g, const tile_pos *tp,
             bv.off += p->kc * p->b_rs;
             vn_prefetch_mat(core, bv, min64(p->kc, d->K - k1), t.nl);
         }
-        gemm_rows(core, g, &t, a2, b1, &pb, c0, kc0, kl, &fp);
+        chunk ch = {a2, b1, c0, &pb, kc0, kl};
+        gemm_rows(core, g, &t, &ch, &fp);
         if (kc0 + kl >= d->K) break;
     }
 }

@@ -237,10 +237,24 @@ static void choose_b_direct(vn_gemm_plan *p)
  * A smaller mc that leaves at least MR rows for the last group costs only
  * more mmad calls (the B block is re-read per micro-panel either way); with
  * 6-row kernels a last group of 8 runs as two 4-row panels (cube.c). */
-static void avoid_short_group(vn_gemm_plan *p)
+static int64_t avoid_short_group(const vn_gemm_plan *p, int64_t mc)
 {
     int64_t rows = p->d.M < p->mb ? p->d.M : p->mb, mr = p->s.mr;
-    while (p->mc > mr && rows > p->mc && rows % p->mc != 0 && rows % p->mc < mr) p->mc -= mr;
+    while (mc > mr && rows > mc && rows % mc != 0 && rows % mc < mr) mc -= mr;
+    return mc;
+}
+
+/* Rows per mmad when A is read in place (a packed run, a_direct): no L0A
+ * block bounds them, so groups grow until the accumulators (mc_direct x nb
+ * f32) fill a quarter of the L1 data cache, where the fixpipe finds them.
+ * Fewer, taller groups share out each mmad's and fixpipe's set-up: packed
+ * 1024^3 runs in groups of 24 rows instead of 6. */
+static void choose_direct_rows(vn_gemm_plan *p, int64_t l1d, int64_t l0c)
+{
+    int64_t mr = p->s.mr, rows = p->d.M > 0 ? rup(p->d.M, mr) : mr;
+    int64_t fit = min64(l1d / 4, l0c) / (p->nb * 4) / mr * mr;
+    p->mc_direct = p->mc;
+    if (p->a_direct && fit > p->mc) p->mc_direct = avoid_short_group(p, min64(fit, rows));
 }
 
 /* kc: the A micro-panel (MR x kc) takes about half the L1 data cache (the
@@ -296,8 +310,9 @@ static vn_status choose_tiling(vn_gemm_plan *p)
         mt_min = cdiv(p->d.M > 0 ? p->d.M : 1, mb_max > s.mr ? mb_max : s.mr);
     }
     choose_grid(p, vn_device_num_workers(p->device), mt_min);
-    avoid_short_group(p);
+    p->mc = avoid_short_group(p, p->mc);
     choose_b_direct(p);
+    choose_direct_rows(p, l1d, l0c);
     return VN_OK;
 }
 
@@ -407,7 +422,7 @@ vn_gemm_tiling vn_gemm_plan_tiling(const vn_gemm_plan *p)
     vn_gemm_tiling t = {0};
     if (!p) return t;
     t.mr = p->s.mr, t.nr = p->s.nr, t.kp = p->s.kp;
-    t.mc = p->mc, t.nc = p->nb, t.kc = p->kc, t.mb = p->mb;
+    t.mc = p->mc, t.nc = p->nb, t.kc = p->kc, t.mb = p->mb, t.mc_direct = p->mc_direct;
     t.block_dim = p->block_dim;
     t.gemv = p->gemv;
     return t;
