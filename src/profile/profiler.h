@@ -90,6 +90,9 @@ struct vn_profiler {
 vn_prof_slice *vn_prof_add_slice(vn_profiler *p, int32_t node, int32_t pid, int32_t tid, int64_t t0,
                                  int64_t t1);
 int32_t vn_prof_tid(void);
+/* Per node, the median of its calls' times in ms (medians.c); malloc'd,
+ * num_nodes values (0 for a node with no timed call), NULL on no memory. */
+double *vn_prof_medians(const vn_profiler *p);
 /* What most of a node's cube work ran on: its compute roof follows it. */
 typedef enum vn_prof_precision {
     VN_PREC_F32 = 0,

@@ -15,12 +15,12 @@ static int by_time(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void print_row(FILE *f, const vn_profiler *p, const vn_profile_node *n)
+static void print_row(FILE *f, const vn_profiler *p, const vn_profile_node *n, double median)
 {
     double avg = n->calls ? n->total_ms / (double)n->calls : 0, frac = 0, s = avg / 1e3;
     vn_bound b = vn_prof_node_bound(p, n, &frac);
-    fprintf(f, "%-28.28s %-14.14s %10.4f %6.1f%% %9.2f %8.2f %8.3f %-8s %6.1f%%\n",
-            n->name && n->name[0] ? n->name : "-", n->op_type, avg,
+    fprintf(f, "%-28.28s %-14.14s %10.4f %10.4f %6.1f%% %9.2f %8.2f %8.3f %-8s %6.1f%%\n",
+            n->name && n->name[0] ? n->name : "-", n->op_type, avg, median,
             p->run_ms > 0 ? 100.0 * n->total_ms / p->run_ms : 0, s > 0 ? n->flops / s / 1e9 : 0,
             s > 0 ? n->bytes / s / 1e9 : 0, n->bytes > 0 ? n->flops / n->bytes : 0,
             vn_bound_name(b), 100.0 * frac);
@@ -29,15 +29,20 @@ static void print_row(FILE *f, const vn_profiler *p, const vn_profile_node *n)
 void vn_profiler_print_top(const vn_profiler *p, int32_t top, FILE *f)
 {
     int32_t *order = malloc((size_t)(p->num_nodes ? p->num_nodes : 1) * sizeof *order);
-    if (!order) return;
+    double *median = vn_prof_medians(p);
+    if (!order || !median) {
+        free(order), free(median);
+        fputs("(no memory for the profile table)\n", f);
+        return;
+    }
     for (int32_t i = 0; i < p->num_nodes; i++) order[i] = i;
     sort_p = p;
     qsort(order, (size_t)p->num_nodes, sizeof *order, by_time);
-    fprintf(f, "%-28s %-14s %10s %7s %9s %8s %8s %-8s %7s\n", "node", "op", "avg ms", "share",
-            "GFLOP/s", "GB/s", "FLOP/B", "bound", "roof");
+    fprintf(f, "%-28s %-14s %10s %10s %7s %9s %8s %8s %-8s %7s\n", "node", "op", "avg ms", "med ms",
+            "share", "GFLOP/s", "GB/s", "FLOP/B", "bound", "roof");
     double nodes_ms = 0;
     for (int32_t i = 0; i < p->num_nodes; i++) {
-        if (i < top) print_row(f, p, &p->nodes[order[i]]);
+        if (i < top) print_row(f, p, &p->nodes[order[i]], median[order[i]]);
         nodes_ms += p->nodes[i].total_ms;
     }
     double runs = (double)(p->runs ? p->runs : 1), run = p->run_ms > 0 ? p->run_ms : 1;
@@ -61,5 +66,5 @@ void vn_profiler_print_top(const vn_profiler *p, int32_t top, FILE *f)
             fprintf(f, " %s unsupported", vn_counter_name(k));
     }
     fputc('\n', f);
-    free(order);
+    free(order), free(median);
 }

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 COUNTERS = ["cycles", "instructions", "cache_refs", "cache_misses", "l1d_read_misses",
             "llc_read_misses", "branch_misses", "task_clock_ns", "page_faults", "ctx_switches"]
 COLUMNS = ["name", "op_type", "fused_from", "inputs", "outputs", "calls", "total_ms", "avg_ms",
-           "min_ms", "max_ms", "share", "flops", "bytes", "gflops", "gbs", "intensity",
+           "median_ms", "min_ms", "max_ms", "share", "flops", "bytes", "gflops", "gbs", "intensity",
            "precision", "roof_gflops", "bound", "roof_fraction", "blocks",
            "block_imbalance"] + COUNTERS
 ARENAS = ["UB", "L1", "L0A", "L0B", "L0C"]
@@ -62,6 +62,8 @@ def check_csv(path, a):
               f"{r['name']}: precision {r['precision']}, roof {r['roof_gflops']}")
         check(float(r["min_ms"]) <= float(r["avg_ms"]) <= float(r["max_ms"]) + 1e-9,
               f"{r['name']}: min/avg/max")
+        check(float(r["min_ms"]) - 1e-9 <= float(r["median_ms"]) <= float(r["max_ms"]) + 1e-9,
+              f"{r['name']}: min/median/max")
         for k in COUNTERS:
             v = r[k]
             check(v == "unsupported" or int(v) >= 0, f"{r['name']}: {k} = {v}")
@@ -101,10 +103,17 @@ def check_trace(path, a):
     check(len(nodes) == a.runs * len(timed), f"{len(nodes)} node slices, {len(timed)} timed nodes")
     per_node = {}
     for n in nodes:
-        per_node[n["name"]] = per_node.get(n["name"], 0) + 1
+        per_node.setdefault(n["name"], []).append(n["dur"])
     for r in timed:
         name = r["name"] or r["op_type"]
-        check(per_node.get(name, 0) >= a.runs, f"{name}: {per_node.get(name, 0)} slices")
+        durs = sorted(per_node.get(name, []))
+        check(len(durs) >= a.runs, f"{name}: {len(durs)} slices")
+        # the CSV's median is the median of the node's slices (us in the trace)
+        if durs and len(durs) == int(r["calls"]):  # one node of that name
+            k = len(durs)
+            med = durs[k // 2] if k % 2 else (durs[k // 2 - 1] + durs[k // 2]) / 2
+            check(abs(med / 1000 - float(r["median_ms"])) <= 2e-5,
+                  f"{name}: median {r['median_ms']} ms, trace {med / 1000:.6f} ms")
     check(len(on_workers) > 0, "slices on worker tracks")
     for e in x:
         check((e["pid"], e["tid"]) in names, f"slice on an unnamed track {e['pid']}/{e['tid']}")

@@ -160,7 +160,8 @@ static vn_profiler *profile_runs(vn_model *m, int32_t runs, vn_stream *stream)
 }
 
 static const char *const columns =
-    "name,op_type,fused_from,inputs,outputs,calls,total_ms,avg_ms,min_ms,max_ms,share,flops,bytes,"
+    "name,op_type,fused_from,inputs,outputs,calls,total_ms,avg_ms,median_ms,min_ms,max_ms,share,"
+    "flops,bytes,"
     "gflops,gbs,intensity,precision,roof_gflops,bound,roof_fraction,blocks,block_imbalance,cycles,"
     "instructions,cache_"
     "refs,cache_misses,"
@@ -328,6 +329,15 @@ static void test_mlp_profile(void)
     check_trace(m, o.trace);
     check_svg(p, o.svg);
     check_python(p, o.dir, false);
+    /* A timed node's median call lies within its fastest and slowest. */
+    for (int32_t i = 0; i < vn_profiler_num_nodes(p); i++) {
+        const vn_profile_node *n = vn_profiler_node(p, i);
+        double med = vn_profiler_node_median_ms(p, i);
+        VT_CHECK(n->max_ms == 0 ? med == 0 : n->min_ms <= med && med <= n->max_ms,
+                 "node %d: median %g ms outside [%g, %g]", (int)i, med, n->min_ms, n->max_ms);
+    }
+    VT_CHECK(vn_profiler_node_median_ms(p, -1) == 0 && vn_profiler_node_median_ms(p, 1 << 20) == 0,
+             "medians of nodes that do not exist");
     /* fc1 is x[64,64] @ W[64,128]: 64*64*128 multiply-accumulates, 2 FLOPs each. */
     VT_CHECK(vn_profiler_node(p, 0)->flops == 2.0 * 64 * 64 * 128, "fc1 FLOPs %.0f",
              vn_profiler_node(p, 0)->flops);
