@@ -610,9 +610,11 @@ void vn_prefetch_mat_(vn_core *core, vn_mat src, int64_t rows, int64_t cols, vn_
 /* Request the lines of a small rows x cols block now, all at once: the block
  * the fixpipe after the next mmad writes (a tile of C), so that its stores
  * find their lines in cache instead of each store miss waiting in turn for
- * memory (the store buffer drains in order). Keep it to a few dozen lines:
- * a larger burst holds the line-fill buffers the mmad needs. No effect on
- * results or counters; checked mode validates the block as vn_prefetch_mat. */
+ * memory (the store buffer drains in order). Keep it to a few KiB (the
+ * GEMM's blocks are at most a quarter of L1d, 128 lines): the burst holds
+ * line-fill buffers the next mmad needs, and the lines must still be in
+ * cache when the fixpipe comes. No effect on results or counters; checked
+ * mode validates the block as vn_prefetch_mat. */
 #define vn_prefetch_mat_now(core, dst, rows, cols)                                                 \
     vn_prefetch_mat_now_(core, dst, rows, cols, VN_HERE)
 void vn_prefetch_mat_now_(vn_core *core, vn_mat dst, int64_t rows, int64_t cols, vn_site site);
