@@ -658,6 +658,14 @@ void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, i
 void vn_cube_mmad_packed_direct_(vn_core *core, vn_local c, vn_mat a, vn_gm packed, int64_t K,
                                  int64_t m, int64_t k0, int64_t k, int64_t n0, int64_t n, bool init,
                                  vn_site site);
+/* C (m x n, CO1) = (init ? 0 : C) + A (m x k, f32, read in place as
+ * mmad_packed_direct reads it) * B (k x n in B1 / B2, as vn_cube_load_b wrote
+ * it): a short A is not copied into L0A once per column block. Checked mode
+ * validates A as mmad_packed_direct does, B and C as mmad does. */
+#define vn_cube_mmad_a_gm(core, c, a, b, m, n, k, init)                                            \
+    vn_cube_mmad_a_gm_(core, c, a, b, m, n, k, init, VN_HERE)
+void vn_cube_mmad_a_gm_(vn_core *core, vn_local c, vn_mat a, vn_local b, int64_t m, int64_t n,
+                        int64_t k, bool init, vn_site site);
 /* Rows of A the micro-kernels read for an m-row mmad (>= m). */
 int64_t vn_cube_rows_read(vn_dtype a_dtype, int64_t m);
 

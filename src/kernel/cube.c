@@ -404,27 +404,34 @@ void vn_cube_mmad_packed_(vn_core *core, vn_local c, vn_local a, vn_gm packed, i
 }
 
 /* An f32 A whose rows are contiguous (a.cs == 1) is the L0A block as it
- * lies, its rows a.rs apart instead of Kp(k): with a pre-packed B, neither
- * operand is copied. The kernels read vn_cube_rows_read(m) rows of A (the
- * short last panel rounded up to its kernel's height), so those must exist;
- * the rows past m only feed accumulator rows the fixpipe does not store. */
+ * lies, its rows a.rs apart instead of Kp(k), so the mmads below read it in
+ * place. The kernels read vn_cube_rows_read(m) rows of A (the short last
+ * panel rounded up to its kernel's height), so those must exist; the rows
+ * past m only feed accumulator rows the fixpipe does not store. */
+static void a_in_place_check(vn_core *core, vn_local c, vn_mat a, vn_dtype b_dtype, int64_t m,
+                             int64_t n, int64_t k, bool init, const char *call, vn_site site)
+{
+    if (a.gm.dtype != VN_F32 || c.dtype != VN_F32 || b_dtype != VN_F32 || a.cs != 1)
+        vn_core_fail(core, site, call,
+                     "needs an f32 A with contiguous rows, an f32 B and C (has %s x %s -> %s, A "
+                     "column stride %lld)",
+                     vn_dtype_name(a.gm.dtype), vn_dtype_name(b_dtype), vn_dtype_name(c.dtype),
+                     (long long)a.cs);
+    if (core->checked) {
+        mmad_check_c(core, c, VN_F32, m, n, k, init, call, site);
+        check_mat(core, a, vn_cube_rows_read(VN_F32, m), k, "A", call, site);
+    }
+}
+
+/* A read in place, B pre-packed in global memory: neither operand copied. */
 void vn_cube_mmad_packed_direct_(vn_core *core, vn_local c, vn_mat a, vn_gm packed, int64_t K,
                                  int64_t m, int64_t k0, int64_t k, int64_t n0, int64_t n, bool init,
                                  vn_site site)
 {
     const char *call = "vn_cube_mmad_packed_direct";
-    if (a.gm.dtype != VN_F32 || c.dtype != VN_F32 || packed.dtype != VN_F32 || a.cs != 1)
-        vn_core_fail(core, site, call,
-                     "needs an f32 A with contiguous rows, an f32 packed B and C (has %s x %s -> "
-                     "%s, A column stride %lld)",
-                     vn_dtype_name(a.gm.dtype), vn_dtype_name(packed.dtype), vn_dtype_name(c.dtype),
-                     (long long)a.cs);
+    a_in_place_check(core, c, a, packed.dtype, m, n, k, init, call, site);
     vn_cube_shape s = vn_cube_shape_of(VN_F32);
-    if (core->checked) {
-        packed_block_check(core, packed, s, K, k0, k, n0, n, call, site);
-        mmad_check_c(core, c, VN_F32, m, n, k, init, call, site);
-        check_mat(core, a, vn_cube_rows_read(VN_F32, m), k, "A", call, site);
-    }
+    if (core->checked) packed_block_check(core, packed, s, K, k0, k, n0, n, call, site);
     if (m <= 0 || n <= 0) return;
     vn_xfer_sync(core); /* A is read in global memory: pending copy-outs land first */
     int64_t kpK = rup(K, s.kp);
@@ -433,6 +440,26 @@ void vn_cube_mmad_packed_direct_(vn_core *core, vn_local c, vn_mat a, vn_gm pack
               k, init);
     vn_core_count_macs(core, VN_F32, m * n * k);
     core->counters.bytes_in += (k * ((n + s.nr - 1) / s.nr * s.nr) + m * k) * 4;
+}
+
+/* A read in place, B in L1 / L0B as vn_cube_load_b wrote it: a short A
+ * (every B block feeds few micro-panels) is not copied once per column tile. */
+void vn_cube_mmad_a_gm_(vn_core *core, vn_local c, vn_mat a, vn_local b, int64_t m, int64_t n,
+                        int64_t k, bool init, vn_site site)
+{
+    const char *call = "vn_cube_mmad_a_gm";
+    a_in_place_check(core, c, a, b.dtype, m, n, k, init, call, site);
+    if (core->checked) {
+        check_position(core, b, VN_ARENA_L1, VN_ARENA_L0B, "B", call, site);
+        vn_check_read(core, b, 0, vn_cube_b_elems(VN_F32, k, n) * 4, call, site);
+    }
+    if (m <= 0 || n <= 0) return;
+    vn_xfer_sync(core); /* A is read in global memory: pending copy-outs land first */
+    vn_cube_shape s = vn_cube_shape_of(VN_F32);
+    mmad_rows(c, (const float *)a.gm.data + a.off, VN_F32, a.rs, b.data, s.nr * rup(k, s.kp),
+              s.nr * s.kp, m, n, k, init);
+    vn_core_count_macs(core, VN_F32, m * n * k);
+    core->counters.bytes_in += m * k * 4;
 }
 
 /* An f32 B whose columns are contiguous is a B fractal as it lies (KP = 1:

@@ -33,6 +33,8 @@ struct vn_gemm_plan {
                     */
     bool b_run_pack;        /* a run packs an unpacked B first (vn_gemm_pack_kernel), then reads
                                it as pre-packed */
+    bool a_with_b1;         /* unpacked runs read A in place against each tile's B block in B1
+                               (vn_cube_mmad_a_gm) */
     int64_t pk_np, pk_nt;   /* that packing: panels per block, blocks per B matrix */
     int64_t gv_nb, gv_nt;   /* GEMV: columns per block, blocks per batch */
     int32_t a_zero, b_zero; /* effective zero points after the loads' shifts */

@@ -147,6 +147,13 @@ static void prefetch_fresh_b(vn_core *core, const vn_gemm_plan *p, const vn_gm *
     vn_prefetch_mat(core, vn_mat_make(*pb, off, nr * kpK, 1), panels, (groups - B_AHEAD) * step);
 }
 
+/* Whether this run reads A in place: against a pre-packed B, or against
+ * each tile's B block in B1 (a_with_b1). */
+static bool in_place(const vn_gemm_kargs *g)
+{
+    return g->p->a_direct && (g->b_packed || g->p->a_with_b1);
+}
+
 /* One K chunk of one tile's operands and the chunk's place. */
 typedef struct chunk {
     vn_local a2, b1, c0;
@@ -167,7 +174,7 @@ static void gemm_group(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t,
     vn_mat am =
         vn_mat_make(g->a, t->batch * d->stride_a + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs);
     /* A read in place needs the rows its kernels read past rl to exist */
-    bool a_direct = g->b_packed && p->a_direct && r0 + vn_cube_rows_read(p->a_op, rl) <= d->M;
+    bool a_direct = in_place(g) && r0 + vn_cube_rows_read(p->a_op, rl) <= d->M;
     if (kl > 0) {
         if (!a_direct) vn_cube_load_a(core, ch->a2, am, rl, kl);
         prefetch_next_a(core, g, t, r0, step, kc0);
@@ -176,9 +183,11 @@ static void gemm_group(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t,
         if (g->b_packed) prefetch_fresh_b(core, p, ch->pb, t, kc0, kl);
         prefetch_dst(core, g, t, r0, step, last);
     }
-    if (a_direct)
+    if (a_direct && g->b_packed)
         vn_cube_mmad_packed_direct(core, ch->c0, am, *ch->pb, d->K, rl, kc0, kl, t->n0, t->nl,
                                    true);
+    else if (a_direct)
+        vn_cube_mmad_a_gm(core, ch->c0, am, ch->b1, rl, t->nl, kl, true);
     else if (g->b_packed)
         vn_cube_mmad_packed(core, ch->c0, ch->a2, *ch->pb, d->K, rl, kc0, kl, t->n0, t->nl, true);
     else if (p->b_direct)
@@ -196,14 +205,14 @@ static void gemm_group(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t,
 }
 
 /* Rows of one tile for one chunk, in groups of mc_direct rows where A is
- * read in place (a packed run), else of mc rows (the A block L0A holds); a
+ * read in place (in_place), else of mc rows (the A block L0A holds); a
  * group that cannot read A in place after all (its last panel's kernel
  * would read rows past M) runs as groups of mc. */
 static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, const chunk *ch,
                       vn_fixpipe *fp)
 {
     const vn_gemm_plan *p = g->p;
-    int64_t end = t->m0 + t->ml, step = g->b_packed && p->a_direct ? p->mc_direct : p->mc;
+    int64_t end = t->m0 + t->ml, step = in_place(g) ? p->mc_direct : p->mc;
     for (int64_t r0 = t->m0; r0 < end; r0 += step) {
         int64_t rl = min64(step, end - r0);
         if (rl <= p->mc || r0 + vn_cube_rows_read(p->a_op, rl) <= p->d.M) {

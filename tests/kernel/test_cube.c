@@ -212,11 +212,12 @@ static void expect_packed_fail(int bug, const char *what)
 
 /* C1 = A * B through load_b + mmad, C2 = the same with B read in place
  * (vn_cube_mmad_gm), B's rows ldb apart; the next block hinted with
- * vn_prefetch_mat and C1's lines requested with vn_prefetch_mat_now. bug
+ * vn_prefetch_mat and C1's lines requested with vn_prefetch_mat_now; C3 the
+ * same with A read in place against the loaded B (vn_cube_mmad_a_gm). bug
  * 1: n not whole panels; 2: B past its tensor; 3: a hint past A; 4: a
- * request past C1. */
+ * request past C1; 5: A read in place from rows past its tensor. */
 typedef struct gm_args {
-    vn_gm a, b, c1, c2;
+    vn_gm a, b, c1, c2, c3;
     int64_t m, n, k, ldb;
     int bug;
 } gm_args;
@@ -228,7 +229,7 @@ static void gm_kernel(vn_core *core, const void *p)
     vn_local b = vn_buf_new(core, VN_B1, vn_cube_b_elems(VN_F32, g->k, g->n), VN_F32);
     vn_local c = vn_buf_new(core, VN_CO1, vn_cube_c_elems(VN_F32, g->m, g->n), VN_F32);
     vn_mat av = vn_mat_make(g->a, 0, g->k, 1), bv = vn_mat_make(g->b, 0, g->ldb, 1);
-    vn_prefetch_mat(core, av, g->m + (g->bug == 3 ? 1 : 0), g->k);
+    vn_prefetch_mat(core, av, g->m + (g->bug == 3 ? 16 : 0), g->k);
     vn_cube_load_a(core, a, av, g->m, g->k);
     vn_cube_load_b(core, b, bv, g->k, g->n);
     vn_cube_mmad(core, c, a, b, g->m, g->n, g->k, true);
@@ -238,15 +239,20 @@ static void gm_kernel(vn_core *core, const void *p)
     int64_t n = g->n - (g->bug == 1 ? 1 : 0), k = g->k + (g->bug == 2 ? 1 : 0);
     vn_cube_mmad_gm(core, c, a, bv, g->m, n, k, true);
     vn_cube_fixpipe(core, vn_mat_make(g->c2, 0, g->n, 1), c, g->m, g->n, NULL);
+    vn_mat a_late = vn_mat_make(g->a, g->bug == 5 ? 8 * g->k : 0, g->k, 1); /* 5: rows past A */
+    vn_cube_mmad_a_gm(core, c, a_late, b, g->m, g->n, g->k, true);
+    vn_cube_fixpipe(core, vn_mat_make(g->c3, 0, g->n, 1), c, g->m, g->n, NULL);
 }
 
 static vn_status run_gm(int bug, int64_t m, int64_t n, int64_t k, int64_t ldb, const float *A,
-                        const float *B, float *C1, float *C2)
+                        const float *B, float *C1, float *C2, float *C3)
 {
-    gm_args g = {vn_gm_make((void *)A, VN_F32, m * k),
+    /* A holds the rows the kernels read past m (vn_cube_rows_read) */
+    gm_args g = {vn_gm_make((void *)A, VN_F32, vn_cube_rows_read(VN_F32, m) * k),
                  vn_gm_make((void *)B, VN_F32, (k - 1) * ldb + n),
                  vn_gm_make(C1, VN_F32, m * n),
                  vn_gm_make(C2, VN_F32, m * n),
+                 vn_gm_make(C3, VN_F32, m * n),
                  m,
                  n,
                  k,
@@ -259,9 +265,9 @@ static void test_mmad_gm(void)
 {
     vt_rng r = {9};
     int64_t nr = vn_cube_shape_of(VN_F32).nr, m = 17, n = 2 * nr, k = 23, ldb = n + 5;
-    float A[17 * 23], B[23 * (2 * 64 + 5)], C1[17 * 2 * 64], C2[17 * 2 * 64];
+    float A[32 * 23] = {0}, B[23 * (2 * 64 + 5)], C1[17 * 2 * 64], C2[17 * 2 * 64], C3[17 * 2 * 64];
     vt_fill(&r, A, m * k, -1, 1), vt_fill(&r, B, k * ldb, -1, 1);
-    VT_OK(run_gm(0, m, n, k, ldb, A, B, C1, C2));
+    VT_OK(run_gm(0, m, n, k, ldb, A, B, C1, C2, C3));
     int bad = 0, diff = 0;
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
@@ -269,14 +275,16 @@ static void test_mmad_gm(void)
             for (int64_t q = 0; q < k; q++) s += (double)A[i * k + q] * B[q * ldb + j];
             bad += fabs(C2[i * n + j] - s) > 1e-5;
             diff += memcmp(&C1[i * n + j], &C2[i * n + j], 4) != 0;
+            diff += memcmp(&C1[i * n + j], &C3[i * n + j], 4) != 0;
         }
-    VT_CHECK(bad == 0 && diff == 0, "%d wrong, %d differ from load + mmad", bad, diff);
+    VT_CHECK(bad == 0 && diff == 0, "%d wrong, %d differ from load + mmad (in place B, in place A)",
+             bad, diff);
     const char *what[] = {"multiple of the panel width", "out of bounds", "out of bounds",
-                          "out of bounds"};
+                          "out of bounds", "out of bounds"};
     const char *call[] = {"vn_cube_mmad_gm", "vn_cube_mmad_gm", "vn_prefetch_mat",
-                          "vn_prefetch_mat_now"};
-    for (int bug = 1; bug <= 4; bug++) {
-        vn_status st = run_gm(bug, m, n, k, ldb, A, B, C1, C2);
+                          "vn_prefetch_mat_now", "vn_cube_mmad_a_gm"};
+    for (int bug = 1; bug <= 5; bug++) {
+        vn_status st = run_gm(bug, m, n, k, ldb, A, B, C1, C2, C3);
         VT_CHECK(st == VN_ERR_KERNEL, "gm bug %d: status %s", bug, vn_status_name(st));
         VT_CONTAINS(vn_last_error(), call[bug - 1]);
         VT_CONTAINS(vn_last_error(), what[bug - 1]);
