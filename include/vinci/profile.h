@@ -136,7 +136,8 @@ vn_status vn_profiler_run_async(vn_profiler *p, vn_model_ctx *ctx, vn_stream *st
 
 int32_t vn_profiler_num_nodes(const vn_profiler *p);
 const vn_profile_node *vn_profiler_node(const vn_profiler *p, int32_t index);
-/* The median of node `index`'s call times in ms (0 if it ran no kernel): on a
+/* The median of node `index`'s call times in ms (0 if it ran no kernel, or
+ * on no memory for a copy of its times): on a
  * shared machine a few slow calls pull total_ms / calls above what the node
  * usually takes. Over the calls the trace keeps (all but past 2^20 slices). */
 double vn_profiler_node_median_ms(const vn_profiler *p, int32_t index);

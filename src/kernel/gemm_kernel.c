@@ -161,10 +161,17 @@ typedef struct chunk {
     int64_t kc0, kl;
 } chunk;
 
-/* Rows [r0, r0 + rl) of the tile for one chunk: load A (unless read in
- * place), mmad, fixpipe; the next group is `step` rows on. */
+/* Whether A's rows from r0 that the kernels of an rl-row mmad read (past
+ * rl to the last panel's height) exist, so that A can be read in place. */
+static bool rows_exist(const vn_gemm_plan *p, int64_t r0, int64_t rl)
+{
+    return r0 + vn_cube_rows_read(p->a_op, rl) <= p->d.M;
+}
+
+/* Rows [r0, r0 + rl) of the tile for one chunk: load A (unless a_direct:
+ * read in place), mmad, fixpipe; the next group is `step` rows on. */
 static void gemm_group(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, const chunk *ch,
-                       int64_t r0, int64_t rl, int64_t step, vn_fixpipe *fp)
+                       int64_t r0, int64_t rl, int64_t step, bool a_direct, vn_fixpipe *fp)
 {
     const vn_gemm_plan *p = g->p;
     const vn_gemm_desc *d = &p->d;
@@ -173,8 +180,6 @@ static void gemm_group(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t,
     vn_set_loop(core, kc0 / p->kc);
     vn_mat am =
         vn_mat_make(g->a, t->batch * d->stride_a + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs);
-    /* A read in place needs the rows its kernels read past rl to exist */
-    bool a_direct = in_place(g) && r0 + vn_cube_rows_read(p->a_op, rl) <= d->M;
     if (kl > 0) {
         if (!a_direct) vn_cube_load_a(core, ch->a2, am, rl, kl);
         prefetch_next_a(core, g, t, r0, step, kc0);
@@ -212,15 +217,19 @@ static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, 
                       vn_fixpipe *fp)
 {
     const vn_gemm_plan *p = g->p;
-    int64_t end = t->m0 + t->ml, step = in_place(g) ? p->mc_direct : p->mc;
+    bool direct = in_place(g);
+    int64_t end = t->m0 + t->ml, step = direct ? p->mc_direct : p->mc;
     for (int64_t r0 = t->m0; r0 < end; r0 += step) {
         int64_t rl = min64(step, end - r0);
-        if (rl <= p->mc || r0 + vn_cube_rows_read(p->a_op, rl) <= p->d.M) {
-            gemm_group(core, g, t, ch, r0, rl, step, fp);
+        bool a_direct = direct && rows_exist(p, r0, rl);
+        if (a_direct || rl <= p->mc) {
+            gemm_group(core, g, t, ch, r0, rl, step, a_direct, fp);
             continue;
         }
-        for (int64_t r = r0; r < r0 + rl; r += p->mc)
-            gemm_group(core, g, t, ch, r, min64(p->mc, r0 + rl - r), p->mc, fp);
+        for (int64_t r = r0; r < r0 + rl; r += p->mc) {
+            int64_t sl = min64(p->mc, r0 + rl - r);
+            gemm_group(core, g, t, ch, r, sl, p->mc, rows_exist(p, r, sl), fp);
+        }
     }
 }
 
@@ -236,8 +245,8 @@ void vn_gemm_kernel(vn_core *core, const void *args)
     vn_local b1 = {0}; /* a pre-packed B is read in place */
     if (!g->b_packed && !p->b_direct)
         b1 = vn_buf_new(core, VN_B1, vn_cube_b_elems(p->b_op, p->kc, p->nb), p->b_op);
-    int64_t rows = p->mc_direct > p->mc ? p->mc_direct : p->mc;
-    vn_local c0 = vn_buf_new(core, VN_CO1, vn_cube_c_elems(p->a_op, rows, p->nb), p->acc);
+    /* mc_direct >= mc (gemm_internal.h): the accumulators of either group */
+    vn_local c0 = vn_buf_new(core, VN_CO1, vn_cube_c_elems(p->a_op, p->mc_direct, p->nb), p->acc);
     int64_t tiles = d->batch * p->mt * p->nt;
     for (int64_t i = vn_block_idx(core); i < tiles; i += vn_block_num(core)) {
         tile_pos t;

@@ -253,8 +253,11 @@ static void choose_direct_rows(vn_gemm_plan *p, int64_t l1d, int64_t l0c)
 {
     int64_t mr = p->s.mr, rows = p->d.M > 0 ? rup(p->d.M, mr) : mr;
     int64_t fit = min64(l1d / 4, l0c) / (p->nb * 4) / mr * mr;
-    p->mc_direct = p->mc;
-    if (p->a_direct && fit > p->mc) p->mc_direct = avoid_short_group(p, min64(fit, rows));
+    p->mc_direct = p->mc; /* never fewer: the kernel sizes L0C's block by it */
+    if (p->a_direct && fit > p->mc) {
+        int64_t mc = avoid_short_group(p, min64(fit, rows));
+        if (mc > p->mc) p->mc_direct = mc;
+    }
 }
 
 /* kc: the A micro-panel (MR x kc) takes about half the L1 data cache (the
