@@ -21,5 +21,8 @@
 #define VMUL(a, b)    _mm512_mul_ps(a, b)
 #define VMAX(a, b)    _mm512_max_ps(a, b)
 #define VMIN(a, b)    _mm512_min_ps(a, b)
+/* Keep v in a register: the compiler may not fold its load into each of
+ * its uses (one load per use where one would do). */
+#define VKEEP(v) __asm__("" : "+v"(v))
 
 #endif

@@ -28,5 +28,6 @@ static inline float vn_vec_minf(float a, float b)
 #define VMUL(a, b)    ((a) * (b))
 #define VMAX(a, b)    vn_vec_maxf(a, b)
 #define VMIN(a, b)    vn_vec_minf(a, b)
+#define VKEEP(v)      ((void)(v))
 
 #endif
