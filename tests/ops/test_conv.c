@@ -45,6 +45,8 @@ static const cc cases[] = {
     C2(1, 40, 30, 26, 36, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1),   /* 1x1 stride 2: 2 gathered chunks */
     C2(1, 64, 10, 12, 32, 1, 1, 2, 1, 1, 1, 0, 0, 0, 0, 2),   /* 1x1 stride (2, 1), grouped */
     C2(1, 3, 16, 15, 16, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1),    /* stem-like 7x7 */
+    C2(1, 3, 9, 44, 20, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1),     /* 7x7 stem row with full blocks */
+    C2(1, 3, 7, 41, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1),     /* 3x3 stem row with full blocks */
     C2(1, 6, 5, 5, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6),      /* depth multiplier 2 */
     C2(1, 40, 5, 19, 36, 3, 5, 1, 1, 1, 2, 1, 4, 1, 3, 1),    /* wide row, rectangular kernel */
     C2(1, 4, 3, 3, 4, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2, 1),       /* pad larger than the input tail */
