@@ -57,10 +57,26 @@ static bool f4_wins(const vn_conv_geom *g)
     return g->C >= 16 && g->K >= 16 && (tiles >= 32 || (tiles >= 8 && g->C >= 128));
 }
 
-/* F(4x4) where it wins, else F(2x2) when it has at least 8 tiles. */
+/* F(2x2) instead of F(4x4) for a small map with many channels on AVX-512:
+ * its weights (16 points against 36) are what such a layer streams, since a
+ * model's weights come from memory and its GEMM per point has few tiles to
+ * reuse them over. ResNet-50's 256@14 (16 tiles of 4x4), vinci profile, one
+ * model run each way alternating: F(4x4) 1.04-1.19 ms, F(2x2) 0.93-0.96 ms
+ * at 1 thread; 0.53 / 0.51-0.52 ms at 2; bench_conv's hot-weight loop had
+ * chosen F(4x4) (0.70 ms there). At 28x28 (49 tiles) F(4x4) stays far ahead:
+ * 0.62 ms against 1.6. On AVX2 (half the FMA rate, so weights matter less)
+ * not measured: unchanged. */
+static bool f2_for_weights(const vn_conv_geom *g)
+{
+    return vn_isa_active() == VN_ISA_AVX512 && tiles_of(g, 4) < 32 && g->C >= 256 && g->K >= 256;
+}
+
+/* F(4x4) where it wins (unless f2_for_weights), else F(2x2) when it has at
+ * least 8 tiles. */
 vn_wino_variant vn_conv_winograd_variant(const vn_conv_geom *g)
 {
-    return f4_wins(g) || tiles_of(g, 2) < 8 ? VN_WINO_F4 : VN_WINO_F2;
+    if (tiles_of(g, 2) < 8) return VN_WINO_F4;
+    return f4_wins(g) && !f2_for_weights(g) ? VN_WINO_F4 : VN_WINO_F2;
 }
 
 bool vn_conv_winograd_ok(const vn_conv_geom *g)
