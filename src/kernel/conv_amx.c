@@ -10,7 +10,8 @@
  * [16 co][2]: a B tile of 8 rows x 64 bytes. Their product, accumulated over
  * input blocks and taps, is 16 columns x 16 output channels of f32: a C tile
  * stored straight into the output row ([OW][16]), which the epilogue then
- * finishes in place (bias, residual, activation: the AVX-512 store step).
+ * finishes in place (bias, activation: the AVX-512 store step); with a
+ * residual, into an L1 buffer the epilogue finishes into the row.
  *
  * Per call: chunks of 16 columns (the last one shorter: its tiles get that
  * many rows, so nothing past the row is read or written), and for each, the
@@ -62,9 +63,10 @@ static inline void tap_products(const uint16_t *wp, int64_t wstride, int nc)
     }
 }
 
-/* Sums of `rows` columns from ow0 for output blocks c0 .. c0+nc-1 into y. */
+/* Sums of `rows` columns from ow0 for output blocks c0 .. c0+nc-1, block c
+ * at sums + c * bytes (16 floats a column). */
 static void chunk_sums(const vn_conv_row_args *a, int64_t ow0, int rows, int64_t c0, int nc,
-                       int64_t kh_lo, int64_t kh_hi)
+                       int64_t kh_lo, int64_t kh_hi, float *sums, size_t bytes)
 {
     const int64_t taps = a->KH * a->KW, step = a->sw * VN_C0;
     uint16_t masked[CHUNK * VN_C0];
@@ -89,22 +91,21 @@ static void chunk_sums(const vn_conv_row_args *a, int64_t ow0, int rows, int64_t
             }
         }
     }
-    float *y = a->y + c0 * a->y_bstride + ow0 * VN_C0;
-    const size_t ys = (size_t)a->y_bstride * 4;
-    _tile_stored(0, y, 64);
-    if (nc > 1) _tile_stored(1, (char *)y + ys, 64);
-    if (nc > 2) _tile_stored(2, (char *)y + 2 * ys, 64);
-    if (nc > 3) _tile_stored(3, (char *)y + 3 * ys, 64);
+    _tile_stored(0, sums, 64);
+    if (nc > 1) _tile_stored(1, (char *)sums + bytes, 64);
+    if (nc > 2) _tile_stored(2, (char *)sums + 2 * bytes, 64);
+    if (nc > 3) _tile_stored(3, (char *)sums + 3 * bytes, 64);
 }
 
-/* bias, residual and activation over the stored sums, in place. */
-static void chunk_epilogue(const vn_conv_row_args *a, int64_t ow0, int rows, int64_t c)
+/* y (block c from ow0) = bias, residual and activation over the sums. */
+static void chunk_epilogue(const vn_conv_row_args *a, int64_t ow0, int rows, int64_t c,
+                           const float *sums)
 {
     float *y = a->y + c * a->y_bstride + ow0 * VN_C0;
     const float *bias = a->bias ? a->bias + c * VN_C0 : NULL;
     const float *res = a->res ? a->res + c * a->res_bstride + ow0 * VN_C0 : NULL;
     WITH_ACT(a->epi.act, for (int j = 0; j < rows; j++)
-                             store_vec(y + j * VN_C0, _mm512_loadu_ps(y + j * VN_C0), bias,
+                             store_vec(y + j * VN_C0, _mm512_loadu_ps(sums + j * VN_C0), bias,
                                        res ? res + j * VN_C0 : NULL, ACT, &a->epi))
     late_act(y, rows * VN_C0, &a->epi);
 }
@@ -113,13 +114,20 @@ void vn_conv_amx_row_bf16(const vn_conv_row_args *a)
 {
     int64_t kh_lo, kh_hi;
     tap_range(a->ih0, a->KH, a->dh, a->IH, &kh_lo, &kh_hi);
+    /* The sums go to y, finished there in place, unless there is a residual:
+     * that may share y's memory (compile_memory.c), so it must be read
+     * before y is written, and the sums wait in `aside` (16 KiB, in L1). */
+    float aside[C_TILES * CHUNK * VN_C0];
     for (int64_t ow0 = 0; ow0 < a->OW; ow0 += CHUNK) {
         int rows = (int)(a->OW - ow0 < CHUNK ? a->OW - ow0 : CHUNK);
         vn_amx_tiles_set(rows, VN_C0 * 2, PAIR_ROWS);
         for (int64_t c0 = 0; c0 < a->ncb; c0 += C_TILES) {
             int nc = (int)(a->ncb - c0 < C_TILES ? a->ncb - c0 : C_TILES);
-            chunk_sums(a, ow0, rows, c0, nc, kh_lo, kh_hi);
-            for (int c = 0; c < nc; c++) chunk_epilogue(a, ow0, rows, c0 + c);
+            float *sums = a->res ? aside : a->y + c0 * a->y_bstride + ow0 * VN_C0;
+            size_t bytes = a->res ? sizeof aside / C_TILES : (size_t)a->y_bstride * 4;
+            chunk_sums(a, ow0, rows, c0, nc, kh_lo, kh_hi, sums, bytes);
+            for (int c = 0; c < nc; c++)
+                chunk_epilogue(a, ow0, rows, c0 + c, (const float *)((char *)sums + c * bytes));
         }
     }
 }

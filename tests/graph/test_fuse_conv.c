@@ -182,11 +182,93 @@ static void test_conv_epilogue_order(void)
     vn_graph_destroy(gr);
 }
 
+/* Conv (algorithm `algo`, K x K) + Add(residual) + Relu, C = K = 16 channels
+ * on a 12 x 12 map. The residual is Relu(r), an arena value the Add reads
+ * last, or (`self`) the conv's own input Relu(x). */
+static vn_graph *residual_graph(const char *algo, int64_t k, bool self)
+{
+    ob g = {0}, ca = {0};
+    vt_rng rng = {19};
+    int64_t xd[4] = {1, 16, 12, 12}, wd[4] = {16, 16, k, k}, kd[1] = {16}, p = k / 2;
+    int64_t pads[4] = {p, p, p, p};
+    fz_input(&g, "x", 4, xd);
+    fz_input(&g, "r", 4, xd);
+    fz_rand_init(&g, &rng, "w", 4, wd, -0.3, 0.3);
+    fz_rand_init(&g, &rng, "b", 1, kd, -1, 1);
+    fz_attr_ints(&ca, "pads", 4, pads);
+    fz_attr_str(&ca, "algo", algo);
+    fz_node(&g, "Relu", "rx", "x", NULL, NULL, "x2", NULL);
+    fz_node(&g, "Relu", "rr", "r", NULL, NULL, "r2", NULL);
+    fz_node(&g, "Conv", "conv", "x2", "w", "b", "c", &ca);
+    fz_node(&g, "Add", "res", "c", self ? "x2" : "r2", NULL, "s", NULL);
+    fz_node(&g, "Relu", "act", "s", NULL, NULL, "a", NULL);
+    fz_node(&g, "Identity", "out", "a", NULL, NULL, "y", NULL);
+    fz_output(&g, "y");
+    if (self) fz_output(&g, "r2");
+    return fz_load(&g, 17);
+}
+
+/* O3 in bf16 against O0 in f32 within bf16's rounding (a residual lost
+ * under the output would be off by its own size, about 1). */
+static void residual_bf16(vn_graph *gr, const vn_named_tensor *in, const char *algo)
+{
+    const char *outs[] = {"y", NULL};
+    float *f32[FZ_MAX_IO] = {NULL}, *bf16[FZ_MAX_IO] = {NULL};
+    int64_t nf[FZ_MAX_IO] = {0}, nb[FZ_MAX_IO] = {0}, bad = 0;
+    vn_model_stats s;
+    fz_run(gr, 0, in, 2, outs, f32, nf, &s);
+    fz_precision = VN_PRECISION_BF16;
+    fz_run(gr, 3, in, 2, outs, bf16, nb, &s);
+    fz_precision = VN_PRECISION_F32;
+    VT_CHECK(nf[0] == nb[0] && nf[0] > 0, "%s bf16: %lld values, f32 %lld", algo, (long long)nb[0],
+             (long long)nf[0]);
+    for (int64_t i = 0; nf[0] == nb[0] && i < nf[0]; i++)
+        bad += !(fabsf(bf16[0][i] - f32[0][i]) <= 0.05f + 0.02f * fabsf(f32[0][i]));
+    VT_CHECK(bad == 0, "%s bf16: %lld of %lld values off", algo, (long long)bad, (long long)nf[0]);
+    free(f32[0]), free(bf16[0]);
+}
+
+/* A fused conv's output takes over its residual's memory where the conv
+ * reads that residual last (compile_memory.c, may_share): one activation in
+ * place at O3 (the only arena value read last by a node that may share it),
+ * O0's results from every algorithm; none when the residual is also the
+ * conv's input, which it reads at other positions. */
+static void test_conv_residual_in_place(void)
+{
+    static float x[16 * 12 * 12], r[16 * 12 * 12];
+    vt_rng rng = {23};
+    vt_fill(&rng, x, 16 * 12 * 12, -1, 1);
+    vt_fill(&rng, r, 16 * 12 * 12, -1, 1);
+    vn_named_tensor in[2] = {{"x", {{VN_F32, 4, {1, 16, 12, 12}}, x}},
+                             {"r", {{VN_F32, 4, {1, 16, 12, 12}}, r}}};
+    const char *outs[] = {"y", NULL}, *outs_self[] = {"y", "r2", NULL};
+    static const struct {
+        const char *algo;
+        int64_t k;
+    } cases[] = {{"auto", 3}, {"direct", 3}, {"winograd", 3}, {"im2col", 3}, {"gemm", 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int self = 0; self <= 1; self++) {
+            vn_graph *gr = residual_graph(cases[i].algo, cases[i].k, self);
+            vn_model_stats s;
+            fz_levels(gr, in, 2, self ? outs_self : outs, &s);
+            VT_CHECK(fz_changes(&fz_o3, "fuse_conv_epilogue") == 1, "%s: residual not fused",
+                     cases[i].algo);
+            VT_CHECK(fz_o3.inplace_count == (self ? 0u : 1u),
+                     "%s%s: %zu activations in place at O3", cases[i].algo,
+                     self ? " (residual = X)" : "", fz_o3.inplace_count);
+            /* bf16 (the AMX row stores its sums before the residual is read) */
+            if (!self) residual_bf16(gr, in, cases[i].algo);
+            vn_graph_destroy(gr);
+        }
+    }
+}
+
 int main(void)
 {
     VT_RUN(test_fold_batchnorm);
     VT_RUN(test_fold_batchnorm_not);
     VT_RUN(test_conv_epilogue);
     VT_RUN(test_conv_epilogue_order);
+    VT_RUN(test_conv_residual_in_place);
     return vt_summary();
 }
