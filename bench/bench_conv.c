@@ -158,11 +158,12 @@ static int64_t out_hw(const layer *l)
     return (l->H + 2 * l->p - l->k) / l->s + 1;
 }
 
-/* Median ms of `fn`, each sample long enough (>= 3 ms) to beat timer noise. */
+/* Median ms of `fn` after BENCH_WARM_MS of warm-up, each sample long enough
+ * (>= 3 ms) to beat timer noise. */
 typedef void (*bench_fn)(void *ctx);
 static double time_ms(bench_fn fn, void *ctx)
 {
-    fn(ctx);
+    BENCH_WARM(fn(ctx));
     double t0 = bench_now_ms();
     fn(ctx);
     double once = bench_now_ms() - t0;

@@ -11,7 +11,7 @@
  * Peers get the same thread count as vinci (omp_set_num_threads for oneDNN,
  * openblas_set_num_threads). Each shape runs ROUNDS rounds of (vinci,
  * vinci packed, oneDNN, OpenBLAS); a round times each at least `reps` runs
- * and MIN_ROUND_MS of runs after a warm-up, and every figure is the median
+ * and MIN_ROUND_MS of runs after a warm-up (BENCH_WARM), and every figure is the median
  * of its round medians (on a shared host a burst of slow seconds then hits
  * one round of every contender, not all rounds of one).
  */
@@ -68,10 +68,12 @@ static int g_reps = 5;
 #define MAX_REPS     64
 
 /* Median ms of stmt over max(g_reps, MIN_ROUND_MS worth) runs (at most
- * MAX_REPS) after one warm-up run. */
+ * MAX_REPS) after BENCH_WARM_MS of warm-up runs. */
 #define TIME_MS(out, stmt)                                                                         \
     do {                                                                                           \
-        double v_[MAX_REPS], w_ = bench_now_ms();                                                  \
+        double v_[MAX_REPS], w_;                                                                   \
+        BENCH_WARM(stmt);                                                                          \
+        w_ = bench_now_ms();                                                                       \
         stmt;                                                                                      \
         w_ = bench_now_ms() - w_;                                                                  \
         int n_ = w_ > 0 && MIN_ROUND_MS / w_ > g_reps ? (int)(MIN_ROUND_MS / w_) : g_reps;         \
