@@ -163,10 +163,8 @@ static int64_t out_hw(const layer *l)
 typedef void (*bench_fn)(void *ctx);
 static double time_ms(bench_fn fn, void *ctx)
 {
-    BENCH_WARM(fn(ctx));
-    double t0 = bench_now_ms();
-    fn(ctx);
-    double once = bench_now_ms() - t0;
+    double t0, once;
+    BENCH_WARM(once, fn(ctx));
     if (g_min) {
         double best = once;
         for (int r = 0; r < (g_reps > 50 ? g_reps : 50); r++) {

@@ -72,10 +72,7 @@ static int g_reps = 5;
 #define TIME_MS(out, stmt)                                                                         \
     do {                                                                                           \
         double v_[MAX_REPS], w_;                                                                   \
-        BENCH_WARM(stmt);                                                                          \
-        w_ = bench_now_ms();                                                                       \
-        stmt;                                                                                      \
-        w_ = bench_now_ms() - w_;                                                                  \
+        BENCH_WARM(w_, stmt);                                                                      \
         int n_ = w_ > 0 && MIN_ROUND_MS / w_ > g_reps ? (int)(MIN_ROUND_MS / w_) : g_reps;         \
         if (n_ > MAX_REPS) n_ = MAX_REPS;                                                          \
         for (int r_ = 0; r_ < n_; r_++) {                                                          \

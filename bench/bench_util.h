@@ -47,19 +47,22 @@ static inline void bench_quiesce(int ms)
 }
 
 /* Calls of `stmt` back to back for at least BENCH_WARM_MS before a contender
- * is timed. After an idle spell (bench_quiesce) a VM's other vCPU can run
- * 2-thread work at 1-thread speed for 10-30 ms: on the Xeon VM of
+ * is timed; `last_ms` gets the last call's time (what the timing loops size
+ * their samples by). After an idle spell (bench_quiesce) a VM's other vCPU
+ * can run 2-thread work at 1-thread speed for 10-30 ms: on the Xeon VM of
  * 2026-12-07 a 3136 x 64 x 576 GEMM took 1.4 ms a run instead of 0.72 for
  * the first 10-20 runs after a 200 ms sleep (none after 20 ms), which made
  * bench_gemm's unpacked column, timed right after its quiesce, read 0.54x
  * oneDNN at 2 threads where the packed one read 1.04x. Every contender gets
  * the same warm-up, so each is timed in its steady state. */
 #define BENCH_WARM_MS 30.0
-#define BENCH_WARM(stmt)                                                                           \
+#define BENCH_WARM(last_ms, stmt)                                                                  \
     do {                                                                                           \
-        double w0_ = bench_now_ms();                                                               \
+        double w0_ = bench_now_ms(), t_;                                                           \
         do {                                                                                       \
+            t_ = bench_now_ms();                                                                   \
             stmt;                                                                                  \
+            (last_ms) = bench_now_ms() - t_;                                                       \
         } while (bench_now_ms() - w0_ < BENCH_WARM_MS);                                            \
     } while (0)
 
