@@ -316,6 +316,55 @@ static void panel_widened(const vn_cube_table *t, const uint16_t *a, int64_t lda
     }
 }
 
+/* The L1 data caches this runs on have 64 sets of 64-byte lines (32 KiB
+ * 8-way on Zen 4, 48 KiB 12-way on recent Intel): lines 4 KiB apart share a
+ * set. */
+#define L1_SET_SPAN 4096
+#define L1_LINE     64
+/* panel_copied moves A rows in chunks of A_COPY_CHUNK bytes to rows
+ * A_COPY_STRIDE (33 lines) apart, which puts consecutive rows in distinct
+ * sets. */
+#define A_COPY_CHUNK  2048
+#define A_COPY_STRIDE (A_COPY_CHUNK + L1_LINE)
+
+/* A micro-kernel reads one line of each of its rows at a time, so rows whose
+ * stride is a multiple of 4 KiB (A read in place with K = 1024, 2048, 3072;
+ * a row-major B 1024 columns wide) all need ways of one set, more than an
+ * 8-way L1 has, and evict each other and the other operand's lines. True when
+ * `rows` rows row_bytes apart stack more than 4 deep in some set. */
+bool vn_rows_crowd_l1(int64_t row_bytes, int64_t rows)
+{
+    uint64_t sets = 0;
+    for (int64_t i = 0; i < rows; i++)
+        sets |= 1ull << (((uint64_t)(i * row_bytes) % L1_SET_SPAN) / L1_LINE);
+    return rows > 4 * __builtin_popcountll(sets);
+}
+
+/* One micro-panel of `height` rows lda elements apart (es bytes each) times
+ * np B panels, its rows copied chunk by chunk into a buffer whose row stride
+ * (A_COPY_STRIDE, 33 lines) puts them in distinct sets. Later chunks add to
+ * C, which holds each f32 / i32 sum exactly, so the bits are those of one
+ * call over all of k. */
+static void panel_copied(vn_ukr_fn ukr, vn_cube_shape s, size_t es, const uint8_t *a, int64_t lda,
+                         int64_t height, const uint8_t *b, int64_t bstep, int64_t bld, int64_t kp,
+                         int64_t np, uint8_t *c, int64_t ldc, bool init)
+{
+    _Alignas(64) uint8_t buf[VN_CUBE_MAX_COPY_ROWS * A_COPY_STRIDE];
+    int64_t step = A_COPY_CHUNK / (int64_t)es; /* elements per row chunk, a multiple of KP */
+    for (int64_t k0 = 0; k0 < kp; k0 += step) {
+        int64_t kl = kp - k0 < step ? kp - k0 : step;
+        for (int64_t r = 0; r < height; r++)
+            memcpy(buf + r * A_COPY_STRIDE, a + (size_t)(r * lda + k0) * es, (size_t)kl * es);
+        for (int64_t q = 0; q < np; q++) {
+            const uint8_t *bp = b + (size_t)(q * bstep + k0 / s.kp * bld) * es;
+            const char *pf = NULL;
+            int64_t npf = vn_prefetch_take(kl / s.kp, &pf);
+            ukr(kl / s.kp, buf, A_COPY_STRIDE / (int64_t)es, bp, bld, c + (size_t)(q * s.nr) * 4,
+                ldc, !init || k0 > 0, pf, npf);
+        }
+    }
+}
+
 /* The micro-tiles of C (m x n) from the A rows `lda` elements apart (the L0A
  * block: Kp(k); A read in place: its row stride) and B panels `bstep`
  * elements apart (NR x Kp(k) in L1; NR x Kp(K) in a whole pre-packed B; NR
@@ -337,6 +386,7 @@ static void mmad_rows(vn_local c, const void *a, vn_dtype a_dtype, int64_t lda, 
      * operand) stay in the L1 data cache while the B micro-panels stream past
      * them from L2; that lets the K chunk be about twice as long as with B
      * resident, halving the passes of partial sums through C. */
+    bool crowded = vn_rows_crowd_l1(lda * (int64_t)es, s.mr);
     int64_t height;
     for (int64_t r0 = 0; r0 < m; r0 += height) {
         if (kind == VN_CUBE_BF16 && t->ukr_bf16_wide) {
@@ -348,6 +398,10 @@ static void mmad_rows(vn_local c, const void *a, vn_dtype a_dtype, int64_t lda, 
         vn_ukr_fn ukr = next_panel(t, kind, m - r0, &height);
         const uint8_t *ap = (const uint8_t *)a + (size_t)(r0 * lda) * es;
         uint8_t *cp = (uint8_t *)c.data + (size_t)(r0 * ldc) * 4;
+        if (crowded && height <= VN_CUBE_MAX_COPY_ROWS) {
+            panel_copied(ukr, s, es, ap, lda, height, b, bstep, bld, kp, np, cp, ldc, init);
+            continue;
+        }
         for (int64_t q = 0; q < np; q++) {
             const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
             const char *pf = NULL;

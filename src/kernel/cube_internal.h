@@ -110,6 +110,12 @@ void vn_fixpipe_row(const vn_fixpipe *fp, vn_dtype acc_dtype, void *v, int64_t i
 
 #define VN_CUBE_MAX_MR 32
 #define VN_CUBE_MAX_NR 64
+/* Whether `rows` rows row_bytes apart stack more than 4 deep in one set of
+ * the L1 data cache (cube.c). */
+bool vn_rows_crowd_l1(int64_t row_bytes, int64_t rows);
+
+/* Tallest micro-panel whose A rows cube.c copies apart when they crowd L1. */
+#define VN_CUBE_MAX_COPY_ROWS 12
 /* Columns one fixpipe row step handles at a time. */
 #define VN_FIXPIPE_CHUNK 256
 

@@ -376,6 +376,29 @@ static void test_run_pack_no_memory(void)
     VT_OK(vn_mem_fault_inject(NULL, 0));
 }
 
+/* A and B rows a multiple of 4 KiB apart stack in one L1 set: the mmad
+ * copies such A rows apart (chunk by chunk) and the plan packs such a B
+ * instead of reading it in place. Results stay right, packed = unpacked. */
+static void test_crowded_rows(void)
+{
+    static const int64_t s[][4] = {{30, 64, 1024, 0},
+                                   {13, 40, 300, 2048},
+                                   {128, 96, 3072, 0},
+                                   {40, 1024, 64, 0},
+                                   {25, 2048, 48, 0}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+        for (int t = 0; t < 3; t++) {
+            vn_gemm_desc d = vn_gemm_desc_default(s[i][0], s[i][1], s[i][2]);
+            d.lda = s[i][3];
+            d.b_prepacked = t == 1;
+            if (t == 2) d.compute = VN_BF16;
+            run_case(&d, t == 2 ? "crowded bf16" : "crowded", true);
+        }
+    vn_gemm_desc d = vn_gemm_desc_default(24, 64, 1024);
+    d.compute = VN_I32, d.a_dtype = VN_U8, d.b_dtype = VN_I8, d.c_dtype = VN_I32;
+    run_case(&d, "crowded int8", true);
+}
+
 static void test_trans_strided(void)
 {
     for (int t = 0; t < 4; t++) {
@@ -539,6 +562,7 @@ int main(void)
     VT_RUN(test_two_workers_even_tiles);
     VT_RUN(test_prepacked_hint);
     VT_RUN(test_run_pack_no_memory);
+    VT_RUN(test_crowded_rows);
     VT_RUN(test_trans_strided);
     VT_RUN(test_batch);
     VT_RUN(test_epilogues);
