@@ -170,25 +170,33 @@ static void bench_low_precision(vn_device *dev, int threads, const vn_machine_pe
            threads, amx ? " of the AMX tiles" : "",
            (amx ? pk->amx_bf16_gflops : pk->bf16_gflops)[threads > 1],
            (amx ? pk->amx_int8_gops : pk->int8_gops)[threads > 1]);
-    printf("%-22s %8s | %8s %7s | %8s %7s\n", "M x N x K", "fp32", "bf16", "x fp32", "int8",
-           "x fp32");
+    printf("%-22s %8s | %8s %7s | %8s %7s || pre-packed B: %6s | %8s %7s | %8s %7s\n", "M x N x K",
+           "fp32", "bf16", "x fp32", "int8", "x fp32", "fp32", "bf16", "x fp32", "int8", "x fp32");
     for (size_t s = 0; s < sizeof lp / sizeof lp[0]; s++) {
         int64_t m = lp[s].m, n = lp[s].n, k = lp[s].k;
         float *a = vn_aligned_alloc((size_t)(m * k) * 4, 64),
               *b = vn_aligned_alloc((size_t)(k * n) * 4, 64);
         float *c = vn_aligned_alloc((size_t)(m * n) * 4, 64);
         bench_fill(a, m * k, 1), bench_fill(b, k * n, 2);
-        vn_gemm_desc d = vn_gemm_desc_default(m, n, k);
-        double f32 = run_vinci(dev, d, a, b, c, false);
-        d.compute = VN_BF16;
-        double bf = run_vinci(dev, d, a, b, c, false);
-        d.compute = VN_I32, d.a_dtype = VN_U8, d.b_dtype = VN_I8, d.c_dtype = VN_I32;
-        double i8 = run_vinci(dev, d, a, b, c, false); /* the f32 buffers reinterpreted as bytes */
+        /* [0]: B as given, converted / packed by each run; [1]: B pre-packed
+         * once (vn_gemm_pack_b), as a model's weights are */
+        double f32[2], bf[2], i8[2];
+        for (int packed = 0; packed < 2; packed++) {
+            vn_gemm_desc d = vn_gemm_desc_default(m, n, k);
+            d.b_prepacked = packed;
+            f32[packed] = run_vinci(dev, d, a, b, c, packed);
+            d.compute = VN_BF16;
+            bf[packed] = run_vinci(dev, d, a, b, c, packed);
+            d.compute = VN_I32, d.a_dtype = VN_U8, d.b_dtype = VN_I8, d.c_dtype = VN_I32;
+            i8[packed] = run_vinci(dev, d, a, b, c, packed); /* the f32 buffers as bytes */
+        }
         double gf = 2e-6 * (double)m * n * k;
         char name[48];
         snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
-        printf("%-22s %8.1f | %8.1f %6.2fx | %8.1f %6.2fx\n", name, gf / f32, gf / bf, f32 / bf,
-               gf / i8, f32 / i8);
+        printf("%-22s %8.1f | %8.1f %6.2fx | %8.1f %6.2fx ||               %6.1f | %8.1f %6.2fx | "
+               "%8.1f %6.2fx\n",
+               name, gf / f32[0], gf / bf[0], f32[0] / bf[0], gf / i8[0], f32[0] / i8[0],
+               gf / f32[1], gf / bf[1], f32[1] / bf[1], gf / i8[1], f32[1] / i8[1]);
         vn_aligned_free(a), vn_aligned_free(b), vn_aligned_free(c);
     }
 }
