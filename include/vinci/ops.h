@@ -165,6 +165,22 @@ vn_status vn_op_set_layouts(const vn_op_def *def, uint32_t layouts_in, uint32_t 
 /* The layouts of an operator; both 0 when never declared. */
 void vn_op_layouts(const vn_op_def *def, uint32_t *layouts_in, uint32_t *layouts_out);
 
+/* ---- outputs in place ------------------------------------------------------------ *
+ * Inputs whose memory an operator's single output may take over: bit k set
+ * when the operator reads input k only at each element it then writes, so a
+ * graph engine may give the output input k's bytes where the node reads that
+ * input last and it has the output's shape and dtype (an input that is also
+ * read at another, undeclared position is never taken over). A run through
+ * vn_op_run may likewise pass such an input as the output. Built in: every
+ * input of the element-wise operators, the residual (input 3) of
+ * vinci::FusedConv / FusedConvNC1HWC0. (A side table like the layouts.) */
+#define VN_IN_PLACE_ALL (~(uint64_t)0)
+/* Declare the in-place inputs of an operator (built-in ones are declared
+ * already; a later declaration of the same operator wins). */
+vn_status vn_op_set_in_place(const vn_op_def *def, uint64_t inputs);
+/* The in-place inputs of an operator; 0 when none were declared. */
+uint64_t vn_op_in_place(const vn_op_def *def);
+
 /* ---- pre-packed constants ------------------------------------------------------ *
  * An operator whose plan derives data from constant inputs (MatMul's packed
  * B, Conv's blocked weights) may export it, so an offline model (.vnm) stores
@@ -208,7 +224,8 @@ typedef struct vn_op_plan vn_op_plan;
  * `attrs` may be NULL. `op_name` is "Name" (looked up in the ONNX default
  * domain, then in "vinci") or "domain::Name" (e.g. "vinci::RMSNormalization").
  * Inputs and outputs of a run may not overlap, except an output that is
- * exactly an input of the same shape for element-wise operators. */
+ * exactly an input of the same shape and dtype that the operator declares
+ * in place (vn_op_in_place). */
 vn_status vn_op_plan_create(vn_device *device, const char *op_name, const vn_tensor_desc *inputs,
                             int32_t num_inputs, const vn_attrs *attrs, vn_op_plan **out);
 int32_t vn_op_plan_num_outputs(const vn_op_plan *plan);

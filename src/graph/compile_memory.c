@@ -7,11 +7,11 @@
  * with step = the node's position in execution order (the span of its group
  * for nodes that run at once, compile_groups.c).
  *
- * In place: an element-wise node's output takes over an input's memory when
- * that input is an arena value read for the last time by this node, with the
- * output's exact shape and dtype (ops.h allows exactly this overlap for
- * element-wise operators); so does a fused convolution's output with its
- * residual input's (may_share).
+ * In place: a node's output takes over an input's memory when its operator
+ * declares that input in place (vn_op_in_place: element-wise operators, a
+ * fused convolution's residual) and the input is an arena value read for the
+ * last time by this node, with the output's exact shape and dtype
+ * (may_share).
  *
  * Views (O1 on, compile_views.c): a view whose input is an arena value or a
  * model input and whose output is no model output gets its input's memory.
@@ -31,41 +31,23 @@
 #include "graph/compile.h"
 #include "graph/plan_memory.h"
 
-static bool elementwise(const vn_cnode *n)
-{
-    static const char *const ops[] = {
-        "Add",       "Sub",   "Mul",        "Div",       "Max",  "Min",  "Sum",      "Mean",
-        "Relu",      "Abs",   "Neg",        "Exp",       "Log",  "Sqrt", "Sigmoid",  "Tanh",
-        "Gelu",      "Erf",   "Reciprocal", "LeakyRelu", "Elu",  "Selu", "Softplus", "HardSigmoid",
-        "HardSwish", "Floor", "Ceil",       "Round",     "Sign", "Clip", "Pow"};
-    if (!strcmp(n->domain, "vinci")) return !strcmp(n->op_type, "FusedElementwise");
-    if (n->domain[0] || n->num_outputs != 1) return false;
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (!strcmp(n->op_type, ops[i])) return true;
-    return false;
-}
-
 /* Whether node n's output may take over the memory of its input k (when n
- * reads it last, with the output's shape and dtype):
- *   - any input of an element-wise node (ops.h allows exactly that overlap);
- *   - the residual Z (input 3) of a fused convolution (conv_op.c), which
- *     every path reads only at the element it then writes (the kernels'
- *     store step, Winograd's output transform, the GEMM's fixpipe; where Z
- *     is reordered, the whole copy is made before the kernel runs). Not when
- *     Z is also another input of n (X read at other positions). As ONNX
- *     Runtime's conv with a fused Sum, the output then lands in lines the
- *     residual's read has just brought in, instead of a third tensor's:
- *     for ResNet-50's 64 > 256 @ 56 projections that is 6.4 MB of traffic
- *     instead of 9.6 (residual read, output's line fills and write-back),
- *     and they ran 0.72-0.75 ms instead of 0.79-0.86. */
+ * reads it last, with the output's shape and dtype): its operator declares
+ * input k in place (vn_op_in_place: every input of an element-wise node, a
+ * fused convolution's residual Z), and no other input position that is not
+ * declared reads the same value (a conv whose residual is also its X reads
+ * X at other positions). As ONNX Runtime's conv with a fused Sum, a fused
+ * conv's output then lands in lines the residual's read has just brought
+ * in, instead of a third tensor's: for ResNet-50's 64 > 256 @ 56
+ * projections that is 6.4 MB of traffic instead of 9.6 (residual read,
+ * output's line fills and write-back), and they ran 0.72-0.75 ms instead of
+ * 0.79-0.86. */
 static bool may_share(const vn_cnode *n, int32_t k)
 {
-    if (elementwise(n)) return true;
-    bool fused_conv = !strcmp(n->domain, "vinci") &&
-                      (!strcmp(n->op_type, "FusedConv") || !strcmp(n->op_type, "FusedConvNC1HWC0"));
-    if (!fused_conv || k != 3 || n->num_outputs != 1) return false;
+    uint64_t in_place = n->def ? vn_op_in_place(n->def) : 0;
+    if (n->num_outputs != 1 || k >= 64 || !(in_place >> k & 1)) return false;
     for (int32_t j = 0; j < n->num_inputs; j++)
-        if (j != k && n->inputs[j] == n->inputs[k]) return false;
+        if (n->inputs[j] == n->inputs[k] && (j >= 64 || !(in_place >> j & 1))) return false;
     return true;
 }
 

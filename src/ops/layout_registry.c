@@ -1,14 +1,11 @@
 /*
  * layout_registry.c — the layouts operators accept and produce (ops.h,
  * "layouts"): a fixed table for the built-in layout-aware operators and a
- * small locked list for the ones declared at run time.
- *
- * Invariant: entries are never removed; a later vn_op_set_layouts of the same
- * operator overrides an earlier one.
+ * side table (op_side_table.h) for the ones declared at run time, which win.
  */
-#include <pthread.h>
 #include <string.h>
 
+#include "ops/op_side_table.h"
 #include "ops/ops_internal.h"
 
 typedef struct layout_entry {
@@ -30,47 +27,28 @@ static const layout_entry builtin[] = {
     {"FromNC1HWC0", "vinci", VN_LAYOUT_NC1HWC0, VN_LAYOUT_NCHW},
 };
 
-#define MAX_DECLARED 256
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    const vn_op_def *def;
-    uint32_t in, out;
-} declared[MAX_DECLARED];
-static int32_t num_declared;
+static vn_op_side_table declared = VN_OP_SIDE_TABLE_INIT; /* in << 32 | out */
 
 vn_status vn_op_set_layouts(const vn_op_def *def, uint32_t layouts_in, uint32_t layouts_out)
 {
     if (!def) return vn_error(VN_ERR_INVALID_ARG, "vn_op_set_layouts", "def is NULL");
-    pthread_mutex_lock(&lock);
-    int32_t i = 0;
-    while (i < num_declared && declared[i].def != def) i++;
-    if (i == MAX_DECLARED) {
-        pthread_mutex_unlock(&lock);
-        return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_op_set_layouts",
-                        "more than %d operators declare layouts", MAX_DECLARED);
-    }
-    declared[i].def = def;
-    declared[i].in = layouts_in;
-    declared[i].out = layouts_out;
-    if (i == num_declared) num_declared++;
-    pthread_mutex_unlock(&lock);
-    return VN_OK;
+    return vn_op_side_set(&declared, def, (uint64_t)layouts_in << 32 | layouts_out,
+                          "vn_op_set_layouts", "layouts");
 }
 
 void vn_op_layouts(const vn_op_def *def, uint32_t *layouts_in, uint32_t *layouts_out)
 {
     uint32_t in = 0, out = 0;
-    bool found = false;
-    if (def) {
-        pthread_mutex_lock(&lock);
-        for (int32_t i = 0; i < num_declared && !found; i++)
-            if (declared[i].def == def) in = declared[i].in, out = declared[i].out, found = true;
-        pthread_mutex_unlock(&lock);
+    uint64_t both = 0;
+    if (def && vn_op_side_get(&declared, def, &both)) {
+        in = (uint32_t)(both >> 32), out = (uint32_t)both;
+    } else if (def) {
         const char *dom = def->domain ? def->domain : "";
-        for (size_t i = 0; !found && i < sizeof builtin / sizeof builtin[0]; i++)
-            if (strcmp(builtin[i].name, def->name) == 0 && strcmp(builtin[i].domain, dom) == 0)
-                in = builtin[i].in, out = builtin[i].out, found = true;
+        for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+            if (strcmp(builtin[i].name, def->name) == 0 && strcmp(builtin[i].domain, dom) == 0) {
+                in = builtin[i].in, out = builtin[i].out;
+                break;
+            }
     }
     if (layouts_in) *layouts_in = in;
     if (layouts_out) *layouts_out = out;

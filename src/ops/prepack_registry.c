@@ -1,53 +1,32 @@
 /*
  * prepack_registry.c — which operators can export and re-adopt packed
  * constant data (vinci/ops.h, "pre-packed constants"): the built-in families
- * answer for their own defs, operators declared at run time sit in a small
- * locked list (a later declaration of the same operator wins), and the
+ * answer for their own defs, operators declared at run time sit in a side
+ * table (op_side_table.h; they win over the built-in answer), and the
  * helpers the hooks share.
  */
-#include <pthread.h>
 #include <string.h>
 
 #include "ops/conv_integer.h"
+#include "ops/op_side_table.h"
 #include "ops/prepack.h"
 
-#define MAX_DECLARED 64
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    const vn_op_def *def;
-    const vn_op_prepack *hooks;
-} declared[MAX_DECLARED];
-static int32_t num_declared;
+static vn_op_side_table declared = VN_OP_SIDE_TABLE_INIT; /* the hooks' address */
 
 vn_status vn_op_set_prepack(const vn_op_def *def, const vn_op_prepack *hooks)
 {
     if (!def || !hooks || !hooks->export_blobs || !hooks->plan_from_blobs)
         return vn_error(VN_ERR_INVALID_ARG, "vn_op_set_prepack", "def, hooks or a hook is NULL");
-    pthread_mutex_lock(&lock);
-    int32_t i = 0;
-    while (i < num_declared && declared[i].def != def) i++;
-    if (i == MAX_DECLARED) {
-        pthread_mutex_unlock(&lock);
-        return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_op_set_prepack",
-                        "more than %d operators declare pre-pack hooks", MAX_DECLARED);
-    }
-    declared[i].def = def;
-    declared[i].hooks = hooks;
-    if (i == num_declared) num_declared++;
-    pthread_mutex_unlock(&lock);
-    return VN_OK;
+    return vn_op_side_set(&declared, def, (uint64_t)(uintptr_t)hooks, "vn_op_set_prepack",
+                          "pre-pack hooks");
 }
 
 const vn_op_prepack *vn_op_prepack_hooks(const vn_op_def *def)
 {
     if (!def) return NULL;
-    const vn_op_prepack *h = NULL;
-    pthread_mutex_lock(&lock);
-    for (int32_t i = 0; i < num_declared && !h; i++)
-        if (declared[i].def == def) h = declared[i].hooks;
-    pthread_mutex_unlock(&lock);
-    if (!h) h = vn_mm_prepack_hooks(def);
+    uint64_t hooks = 0;
+    if (vn_op_side_get(&declared, def, &hooks)) return (const vn_op_prepack *)(uintptr_t)hooks;
+    const vn_op_prepack *h = vn_mm_prepack_hooks(def);
     if (!h) h = vn_conv_prepack_hooks(def);
     if (!h) h = vn_ci_prepack_hooks(def);
     return h;

@@ -184,6 +184,65 @@ static void test_run_error_names_node(void)
     vn_graph_destroy(g);
 }
 
+/* ---- a user operator declared in place ------------------------------------------------------ */
+
+/* y = 2x, element by element: reads x[i] only to write y[i]. */
+static vn_status twice_run(const vn_op_run_ctx *ctx)
+{
+    const float *x = ctx->inputs[0].data;
+    float *y = ctx->outputs[0].data;
+    for (int64_t i = 0; i < vn_desc_numel(&ctx->inputs[0].desc); i++) y[i] = 2 * x[i];
+    return VN_OK;
+}
+static const vn_op_def twice_def = {"Twice",      "vinci_test", 1,    1,    1,
+                                    1u << VN_F32, fail_infer,   NULL, NULL, twice_run};
+
+/* y = Relu(Twice(Relu(x))), x f32[64]: Twice reads the first Relu's output
+ * (an arena value) last, so once Twice declares input 0 in place
+ * (vn_op_set_in_place) its output takes that memory: one activation in
+ * place instead of none, and the same results. */
+static void test_user_op_in_place(void)
+{
+    VT_OK(vn_op_register(&twice_def));
+    VT_CHECK(vn_op_in_place(&twice_def) == 0, "undeclared operator in place");
+    for (int declared = 0; declared <= 1; declared++) {
+        if (declared) VT_OK(vn_op_set_in_place(&twice_def, 1));
+        ob g = {0}, n = {0};
+        const char *i1[] = {"x", NULL}, *o1[] = {"r", NULL}, *i3[] = {"t", NULL},
+                   *o3[] = {"y", NULL};
+        ob_node(&g, "Relu", "relu1", i1, o1, NULL);
+        ob_str(&n, 1, "r"), ob_str(&n, 2, "t"), ob_str(&n, 3, "twice");
+        ob_str(&n, 4, "Twice"), ob_str(&n, 7, "vinci_test");
+        ob_msg(&g, 1, &n);
+        ob_node(&g, "Relu", "relu2", i3, o3, NULL);
+        ob_str(&g, 2, "twice");
+        int64_t d[1] = {64};
+        ob_value_info(&g, 11, "x", OB_FLOAT, 1, d, NULL);
+        ob_value_info(&g, 12, "y", OB_FLOAT, 1, d, NULL);
+        ob m = ob_model(&g, 17), op = {0};
+        ob_str(&op, 1, "vinci_test"), ob_int(&op, 2, 1);
+        ob_msg(&m, 8, &op);
+        vn_graph *gr = load(&m);
+        vn_model *md = compile(gr, 3, NULL, 0, NULL);
+        vn_model_stats st;
+        VT_OK(vn_model_get_stats(md, &st));
+        VT_CHECK(st.inplace_count == (size_t)declared, "declared %d: %zu activations in place",
+                 declared, st.inplace_count);
+        float x[64], y[64];
+        for (int i = 0; i < 64; i++) x[i] = (float)(i % 9) - 4;
+        vn_named_tensor in = {"x", {{VN_F32, 1, {64}}, x}}, out = {"y", {{VN_F32, 1, {64}}, y}};
+        vn_model_ctx *ctx = NULL;
+        VT_OK(vn_model_ctx_create(md, &ctx));
+        VT_OK(vn_model_run(md, ctx, &in, 1, &out, 1));
+        vn_model_ctx_destroy(ctx);
+        int bad = 0;
+        for (int i = 0; i < 64; i++) bad += y[i] != 2 * (x[i] > 0 ? x[i] : 0);
+        VT_CHECK(bad == 0, "declared %d: %d wrong", declared, bad);
+        vn_model_destroy(md);
+        vn_graph_destroy(gr);
+    }
+}
+
 /* ---- concurrency -------------------------------------------------------------------------- */
 
 typedef struct thread_arg {
@@ -381,6 +440,7 @@ int main(void)
     VT_RUN(test_sample_levels);
     VT_RUN(test_bad_arguments);
     VT_RUN(test_run_error_names_node);
+    VT_RUN(test_user_op_in_place);
     VT_RUN(test_threads);
     VT_RUN(test_async_streams);
     VT_RUN(test_passthrough_outputs);

@@ -120,6 +120,22 @@ static void test_user_operator(void)
     vn_op_plan_destroy(plan);
 }
 
+/* The built-in in-place declarations (vn_op_in_place), and argument errors. */
+static void test_in_place_table(void)
+{
+    VT_CHECK(vn_op_in_place(vn_op_find("Add", "")) == VN_IN_PLACE_ALL, "Add");
+    VT_CHECK(vn_op_in_place(vn_op_find("Relu", "")) == VN_IN_PLACE_ALL, "Relu");
+    VT_CHECK(vn_op_in_place(vn_op_find("FusedElementwise", "vinci")) == VN_IN_PLACE_ALL,
+             "FusedElementwise");
+    VT_CHECK(vn_op_in_place(vn_op_find("FusedConv", "vinci")) == 1u << 3, "FusedConv residual");
+    VT_CHECK(vn_op_in_place(vn_op_find("FusedConvNC1HWC0", "vinci")) == 1u << 3,
+             "FusedConvNC1HWC0 residual");
+    VT_CHECK(vn_op_in_place(vn_op_find("Conv", "")) == 0, "Conv reads X at other positions");
+    VT_CHECK(vn_op_in_place(vn_op_find("Softmax", "")) == 0, "Softmax reads whole rows");
+    VT_CHECK(vn_op_in_place(NULL) == 0, "NULL def");
+    VT_CHECK(vn_op_set_in_place(NULL, 1) == VN_ERR_INVALID_ARG, "NULL def accepted");
+}
+
 /* ---- descriptors and attributes ------------------------------------------------------- */
 
 static void test_desc_and_attrs(void)
@@ -240,6 +256,7 @@ int main(void)
     VT_RUN(test_concurrent_first_use); /* must run first: the registry's first use */
     VT_RUN(test_builtins);
     VT_RUN(test_user_operator);
+    VT_RUN(test_in_place_table);
     VT_RUN(test_desc_and_attrs);
     VT_RUN(test_plan_errors);
     VT_RUN(test_run_errors);
