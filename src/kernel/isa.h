@@ -62,6 +62,12 @@ typedef struct vn_isa_table {
     vn_f32_unary_fn unary[VN_VOP_COUNT];
     vn_f32_binary_fn binary[VN_VOP_COUNT];
     vn_f32_scalar_fn scalar[VN_VOP_COUNT];
+    /* The same results written with non-temporal stores (dst 4-byte aligned,
+     * plain stores before its first 64-byte line and after the last whole
+     * vector); NULL where an op has none (callers stage and stream_store). */
+    vn_f32_unary_fn unary_nt[VN_VOP_COUNT];
+    vn_f32_binary_fn binary_nt[VN_VOP_COUNT];
+    vn_f32_scalar_fn scalar_nt[VN_VOP_COUNT];
     /* Indexed by vn_reduce. */
     vn_f32_reduce_fn reduce[3];
     /* High-level fused row instructions. */

@@ -74,9 +74,11 @@ static void vn_vec_compute_cached(vn_vop op, vn_dtype dtype, void *dst, const vo
     }
 }
 
-/* A streamed dst, chunk by chunk (VN_VEC_STREAM_BYTES). f32 calls the ISA
- * kernel directly: a chunk moves ~1.5 KB, and the generic dispatch per chunk
- * cost 12 %. */
+/* A streamed dst: f32 ops with a streamed kernel (isa.h *_nt) write it from
+ * registers in one call; the others chunk by chunk (VN_VEC_STREAM_BYTES)
+ * into a staging row that stream_store copies out. f32 calls the ISA kernel
+ * directly: a chunk moves ~1.5 KB, and the generic dispatch per chunk cost
+ * 12 %. */
 static void vn_vec_compute_streamed(vn_vop op, vn_dtype dtype, uint8_t *dst, const uint8_t *a,
                                     const uint8_t *b, double s, int64_t n)
 {
@@ -84,6 +86,11 @@ static void vn_vec_compute_streamed(vn_vop op, vn_dtype dtype, uint8_t *dst, con
     const vn_isa_table *t = vn_isa_table_get();
     vn_vop_kind kind = vn_vop_kind_of(op);
     int64_t size = (int64_t)vn_dtype_size(dtype);
+    if (dtype == VN_F32 && vn_f32_has_nt(t, kind, op)) { /* no staging: see isa_f32.inc */
+        vn_f32_kernel_nt(t, kind, op, (float *)dst, (const float *)a, (const float *)b, (float)s,
+                         n);
+        return;
+    }
     for (int64_t i = 0, m; i < n; i += m) {
         m = vn_stream_chunk((uintptr_t)(dst + i * size), size, n - i);
         const uint8_t *ai = a + i * size, *bi = kind == VN_VOP_BINARY ? b + i * size : b;

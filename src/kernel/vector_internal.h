@@ -31,6 +31,38 @@ static inline void vn_f32_kernel(const vn_isa_table *t, vn_vop_kind kind, vn_vop
     }
 }
 
+/* Whether an op has a streamed kernel (isa.h *_nt: non-temporal stores
+ * from registers). */
+static inline bool vn_f32_has_nt(const vn_isa_table *t, vn_vop_kind kind, vn_vop op)
+{
+    switch (kind) {
+    case VN_VOP_UNARY:
+        return t->unary_nt[op] != NULL;
+    case VN_VOP_BINARY:
+        return t->binary_nt[op] != NULL;
+    case VN_VOP_SCALAR:
+        return t->scalar_nt[op] != NULL;
+    }
+    return false;
+}
+
+/* vn_f32_kernel through the streamed kernel; the op must have one. */
+static inline void vn_f32_kernel_nt(const vn_isa_table *t, vn_vop_kind kind, vn_vop op, float *dst,
+                                    const float *a, const float *b, float s, int64_t n)
+{
+    switch (kind) {
+    case VN_VOP_UNARY:
+        t->unary_nt[op](dst, a, n);
+        break;
+    case VN_VOP_BINARY:
+        t->binary_nt[op](dst, a, b, n);
+        break;
+    case VN_VOP_SCALAR:
+        t->scalar_nt[op](dst, a, s, n);
+        break;
+    }
+}
+
 /* A streamed dst is computed in chunks of this many bytes into L1 and each is
  * written out with non-temporal stores at once, so that reads and writes are
  * in flight together. Computing a whole tile and then streaming it out runs

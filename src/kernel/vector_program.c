@@ -80,14 +80,21 @@ static const float *reg(const prog_run *r, int32_t x, int64_t i)
 }
 
 /* One chunk of m elements at element i, each instruction in turn; the last
- * writes `out` (dst + i, or a staging row). */
-static void run_chunk(const vn_isa_table *t, const prog_run *r, float *out, int64_t i, int64_t m)
+ * writes `out` (dst + i, or a staging row), streamed (non-temporal, straight
+ * to dst + i) when `nt`. */
+static void run_chunk(const vn_isa_table *t, const prog_run *r, float *out, int64_t i, int64_t m,
+                      bool nt)
 {
     for (int32_t k = 0; k < r->num_instrs; k++) {
         const vn_vinstr *in = &r->instrs[k];
-        float *d = k == r->num_instrs - 1 ? out : r->rows[k];
+        bool last = k == r->num_instrs - 1;
+        float *d = last ? out : r->rows[k];
+        const float *a = reg(r, in->src0, i);
         const float *b = r->kind[k] == VN_VOP_BINARY ? reg(r, in->src1, i) : NULL;
-        vn_f32_kernel(t, r->kind[k], in->op, d, reg(r, in->src0, i), b, (float)in->scalar, m);
+        if (last && nt)
+            vn_f32_kernel_nt(t, r->kind[k], in->op, d, a, b, (float)in->scalar, m);
+        else
+            vn_f32_kernel(t, r->kind[k], in->op, d, a, b, (float)in->scalar, m);
     }
 }
 
@@ -106,11 +113,15 @@ void vn_vprogram_(vn_core *core, vn_local dst, const vn_local *inputs, int32_t n
     bool stream = vn_window_streamed(dst);
     core->xfer_streamed |= stream;
     float *y = dst.data;
+    /* the last instruction streams straight to dst where it has a streamed
+     * kernel; else it fills a staging row that stream_store copies out */
+    bool nt = stream && vn_f32_has_nt(t, r.kind[num_instrs - 1], instrs[num_instrs - 1].op);
     for (int64_t i = 0, m; i < n; i += m) {
         m = stream ? vn_stream_chunk((uintptr_t)(y + i), 4, n - i)
                    : (n - i < CHUNK ? n - i : CHUNK);
-        run_chunk(t, &r, stream ? rows[num_instrs - 1] : y + i, i, m);
-        if (stream) t->stream_store(y + i, rows[num_instrs - 1], (size_t)m * 4);
+        bool staged = stream && !nt;
+        run_chunk(t, &r, staged ? rows[num_instrs - 1] : y + i, i, m, nt);
+        if (staged) t->stream_store(y + i, rows[num_instrs - 1], (size_t)m * 4);
     }
     core->counters.vector_elem_ops += n * num_instrs;
 }

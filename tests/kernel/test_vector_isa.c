@@ -113,6 +113,52 @@ static void test_edges(void)
     VT_CHECK(isnan(out[0]) && isnan(out[1]), "sqrt(negative) is NaN");
 }
 
+/* The streamed kernels (*_nt: non-temporal stores from registers) give the
+ * regular kernels' bits, special values included, for every start offset
+ * within a 64-byte line (the plain head stores) and lengths with and
+ * without a tail; every op with one is covered. A missing op's slot is NULL. */
+static void test_streamed_kernels(void)
+{
+    const vn_isa_table *t = vn_isa_table_get();
+    enum { N = 1100 };
+    static float a[N + 16], b[N + 16], want[N + 16], got[N + 16];
+    vt_rng rng = {77};
+    int covered = 0;
+    for (int op = 0; op < VN_VOP_COUNT; op++) {
+        vn_vop_kind kind = vn_vop_kind_of((vn_vop)op);
+        bool has = kind == VN_VOP_UNARY    ? t->unary_nt[op] != NULL
+                   : kind == VN_VOP_BINARY ? t->binary_nt[op] != NULL
+                                           : t->scalar_nt[op] != NULL;
+        if (!has) continue;
+        covered++;
+        for (int off = 0; off < 16; off += 3)
+            for (int64_t n = 1; n <= N; n = n * 3 + 1) {
+                vt_fill(&rng, a, N + 16, -4, 4), vt_fill(&rng, b, N + 16, -4, 4);
+                for (int i = 0; i < VT_NSPECIAL; i++)
+                    a[off + i] = vt_specials[i],
+                            b[off + i] = vt_specials[(i * 7 + 3) % VT_NSPECIAL];
+                float s = -0.75f;
+                float *w = want + off, *g = got + off;
+                const float *pa = a + off, *pb = b + off;
+                switch (kind) {
+                case VN_VOP_UNARY:
+                    t->unary[op](w, pa, n), t->unary_nt[op](g, pa, n);
+                    break;
+                case VN_VOP_BINARY:
+                    t->binary[op](w, pa, pb, n), t->binary_nt[op](g, pa, pb, n);
+                    break;
+                case VN_VOP_SCALAR:
+                    t->scalar[op](w, pa, s, n), t->scalar_nt[op](g, pa, s, n);
+                    break;
+                }
+                VT_CHECK(memcmp(w, g, (size_t)n * 4) == 0,
+                         "op %d: streamed kernel differs (offset %d, n %lld)", op, off,
+                         (long long)n);
+            }
+    }
+    VT_CHECK(covered >= 6, "only %d ops have streamed kernels", covered);
+}
+
 /* exp over its whole range, densely (every 2^-12 step from -110 to 90, the
  * underflow to subnormals and 0, the overflow to inf), and its special
  * values, against double; also through the masked tail (odd lengths). */
@@ -212,6 +258,7 @@ int main(void)
 {
     VT_RUN(test_ops_against_double);
     VT_RUN(test_edges);
+    VT_RUN(test_streamed_kernels);
     VT_RUN(test_exp_sweep);
     VT_RUN(test_reductions);
     VT_RUN(test_speed_report);
