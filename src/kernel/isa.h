@@ -68,6 +68,9 @@ typedef struct vn_isa_table {
     vn_f32_unary_fn unary_nt[VN_VOP_COUNT];
     vn_f32_binary_fn binary_nt[VN_VOP_COUNT];
     vn_f32_scalar_fn scalar_nt[VN_VOP_COUNT];
+    /* Streamed binary ops followed by a ReLU: dst = relu(op(a, b)), the bits
+     * of the two kernels run one after the other. */
+    vn_f32_binary_fn binary_relu_nt[VN_VOP_COUNT];
     /* Indexed by vn_reduce. */
     vn_f32_reduce_fn reduce[3];
     /* High-level fused row instructions. */

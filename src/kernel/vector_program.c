@@ -98,6 +98,21 @@ static void run_chunk(const vn_isa_table *t, const prog_run *r, float *out, int6
     }
 }
 
+/* A program that is one binary op on two inputs and a ReLU of its result
+ * (ReLU-Add) runs as one streamed kernel over the whole range, both ops in
+ * registers (isa.h binary_relu_nt): no intermediate row. False when the
+ * program is anything else. */
+static bool run_binary_relu(const vn_isa_table *t, const prog_run *r, float *y, int64_t n)
+{
+    if (r->num_instrs != 2) return false;
+    const vn_vinstr *op = &r->instrs[0], *act = &r->instrs[1];
+    if (r->kind[0] != VN_VOP_BINARY || !t->binary_relu_nt[op->op] || act->op != VN_VOP_RELU ||
+        act->src0 != r->num_inputs || op->src0 >= r->num_inputs || op->src1 >= r->num_inputs)
+        return false;
+    t->binary_relu_nt[op->op](y, r->in[op->src0], r->in[op->src1], n);
+    return true;
+}
+
 void vn_vprogram_(vn_core *core, vn_local dst, const vn_local *inputs, int32_t num_inputs,
                   const vn_vinstr *instrs, int32_t num_instrs, int64_t n, vn_site site)
 {
@@ -113,6 +128,10 @@ void vn_vprogram_(vn_core *core, vn_local dst, const vn_local *inputs, int32_t n
     bool stream = vn_window_streamed(dst);
     core->xfer_streamed |= stream;
     float *y = dst.data;
+    if (stream && run_binary_relu(t, &r, y, n)) {
+        core->counters.vector_elem_ops += n * num_instrs;
+        return;
+    }
     /* the last instruction streams straight to dst where it has a streamed
      * kernel; else it fills a staging row that stream_store copies out */
     bool nt = stream && vn_f32_has_nt(t, r.kind[num_instrs - 1], instrs[num_instrs - 1].op);

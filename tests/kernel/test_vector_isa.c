@@ -157,6 +157,27 @@ static void test_streamed_kernels(void)
             }
     }
     VT_CHECK(covered >= 6, "only %d ops have streamed kernels", covered);
+    /* binary op + ReLU in registers = the op's kernel, then k_relu */
+    int fused = 0;
+    for (int op = 0; op < VN_VOP_COUNT; op++) {
+        if (!t->binary_relu_nt[op]) continue;
+        fused++;
+        for (int off = 0; off < 16; off += 5)
+            for (int64_t n = 1; n <= N; n = n * 3 + 1) {
+                vt_fill(&rng, a, N + 16, -4, 4), vt_fill(&rng, b, N + 16, -4, 4);
+                for (int i = 0; i < VT_NSPECIAL; i++)
+                    a[off + i] = vt_specials[i],
+                            b[off + i] = vt_specials[(i * 5 + 1) % VT_NSPECIAL];
+                float *w = want + off, *g = got + off;
+                t->binary[op](w, a + off, b + off, n);
+                t->unary[VN_VOP_RELU](w, w, n);
+                t->binary_relu_nt[op](g, a + off, b + off, n);
+                VT_CHECK(memcmp(w, g, (size_t)n * 4) == 0,
+                         "op %d + relu: streamed kernel differs (offset %d, n %lld)", op, off,
+                         (long long)n);
+            }
+    }
+    VT_CHECK(fused >= 1 && t->binary_relu_nt[VN_VOP_ADD], "no streamed ReLU-Add");
 }
 
 /* exp over its whole range, densely (every 2^-12 step from -110 to 90, the
