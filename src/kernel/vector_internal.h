@@ -13,54 +13,47 @@
  * three f32 chunks = 6 KiB). */
 #define VN_VEC_CHUNK 512
 
+/* One call of the kernel of op from the given per-kind arrays (the table's
+ * plain or streamed ones). */
+static inline void vn_f32_dispatch(const vn_f32_unary_fn *unary, const vn_f32_binary_fn *binary,
+                                   const vn_f32_scalar_fn *scalar, vn_vop_kind kind, vn_vop op,
+                                   float *dst, const float *a, const float *b, float s, int64_t n)
+{
+    switch (kind) {
+    case VN_VOP_UNARY:
+        unary[op](dst, a, n);
+        break;
+    case VN_VOP_BINARY:
+        binary[op](dst, a, b, n);
+        break;
+    case VN_VOP_SCALAR:
+        scalar[op](dst, a, s, n);
+        break;
+    }
+}
+
 /* One f32 ISA kernel call; kind is vn_vop_kind_of(op), looked up once per
  * instruction by the callers (it is out of line, and they loop over chunks). */
 static inline void vn_f32_kernel(const vn_isa_table *t, vn_vop_kind kind, vn_vop op, float *dst,
                                  const float *a, const float *b, float s, int64_t n)
 {
-    switch (kind) {
-    case VN_VOP_UNARY:
-        t->unary[op](dst, a, n);
-        break;
-    case VN_VOP_BINARY:
-        t->binary[op](dst, a, b, n);
-        break;
-    case VN_VOP_SCALAR:
-        t->scalar[op](dst, a, s, n);
-        break;
-    }
+    vn_f32_dispatch(t->unary, t->binary, t->scalar, kind, op, dst, a, b, s, n);
 }
 
 /* Whether an op has a streamed kernel (isa.h *_nt: non-temporal stores
  * from registers). */
 static inline bool vn_f32_has_nt(const vn_isa_table *t, vn_vop_kind kind, vn_vop op)
 {
-    switch (kind) {
-    case VN_VOP_UNARY:
-        return t->unary_nt[op] != NULL;
-    case VN_VOP_BINARY:
-        return t->binary_nt[op] != NULL;
-    case VN_VOP_SCALAR:
-        return t->scalar_nt[op] != NULL;
-    }
-    return false;
+    return kind == VN_VOP_UNARY    ? t->unary_nt[op] != NULL
+           : kind == VN_VOP_BINARY ? t->binary_nt[op] != NULL
+                                   : t->scalar_nt[op] != NULL;
 }
 
 /* vn_f32_kernel through the streamed kernel; the op must have one. */
 static inline void vn_f32_kernel_nt(const vn_isa_table *t, vn_vop_kind kind, vn_vop op, float *dst,
                                     const float *a, const float *b, float s, int64_t n)
 {
-    switch (kind) {
-    case VN_VOP_UNARY:
-        t->unary_nt[op](dst, a, n);
-        break;
-    case VN_VOP_BINARY:
-        t->binary_nt[op](dst, a, b, n);
-        break;
-    case VN_VOP_SCALAR:
-        t->scalar_nt[op](dst, a, s, n);
-        break;
-    }
+    vn_f32_dispatch(t->unary_nt, t->binary_nt, t->scalar_nt, kind, op, dst, a, b, s, n);
 }
 
 /* A streamed dst is computed in chunks of this many bytes into L1 and each is

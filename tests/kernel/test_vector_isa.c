@@ -113,15 +113,31 @@ static void test_edges(void)
     VT_CHECK(isnan(out[0]) && isnan(out[1]), "sqrt(negative) is NaN");
 }
 
+enum { NT_N = 1100 };
+static float nt_a[NT_N + 16], nt_b[NT_N + 16], nt_want[NT_N + 16], nt_got[NT_N + 16];
+
+/* Random operands with the special values from offset `off` on. */
+static void nt_inputs(vt_rng *rng, int off)
+{
+    vt_fill(rng, nt_a, NT_N + 16, -4, 4), vt_fill(rng, nt_b, NT_N + 16, -4, 4);
+    for (int i = 0; i < VT_NSPECIAL; i++)
+        nt_a[off + i] = vt_specials[i], nt_b[off + i] = vt_specials[(i * 7 + 3) % VT_NSPECIAL];
+}
+
+/* The plain and the streamed result of one case, n elements from `off`. */
+static void nt_compare(const char *what, int op, int off, int64_t n)
+{
+    VT_CHECK(memcmp(nt_want + off, nt_got + off, (size_t)n * 4) == 0,
+             "op %d%s: streamed kernel differs (offset %d, n %lld)", op, what, off, (long long)n);
+}
+
 /* The streamed kernels (*_nt: non-temporal stores from registers) give the
- * regular kernels' bits, special values included, for every start offset
- * within a 64-byte line (the plain head stores) and lengths with and
- * without a tail; every op with one is covered. A missing op's slot is NULL. */
+ * regular kernels' bits, special values included, for start offsets within
+ * a 64-byte line (the plain head stores) and lengths with and without a
+ * tail; every op with one is covered. */
 static void test_streamed_kernels(void)
 {
     const vn_isa_table *t = vn_isa_table_get();
-    enum { N = 1100 };
-    static float a[N + 16], b[N + 16], want[N + 16], got[N + 16];
     vt_rng rng = {77};
     int covered = 0;
     for (int op = 0; op < VN_VOP_COUNT; op++) {
@@ -129,55 +145,41 @@ static void test_streamed_kernels(void)
         bool has = kind == VN_VOP_UNARY    ? t->unary_nt[op] != NULL
                    : kind == VN_VOP_BINARY ? t->binary_nt[op] != NULL
                                            : t->scalar_nt[op] != NULL;
-        if (!has) continue;
-        covered++;
-        for (int off = 0; off < 16; off += 3)
-            for (int64_t n = 1; n <= N; n = n * 3 + 1) {
-                vt_fill(&rng, a, N + 16, -4, 4), vt_fill(&rng, b, N + 16, -4, 4);
-                for (int i = 0; i < VT_NSPECIAL; i++)
-                    a[off + i] = vt_specials[i],
-                            b[off + i] = vt_specials[(i * 7 + 3) % VT_NSPECIAL];
-                float s = -0.75f;
-                float *w = want + off, *g = got + off;
-                const float *pa = a + off, *pb = b + off;
-                switch (kind) {
-                case VN_VOP_UNARY:
+        covered += has;
+        for (int off = 0; has && off < 16; off += 3)
+            for (int64_t n = 1; n <= NT_N; n = n * 3 + 1) {
+                nt_inputs(&rng, off);
+                float *w = nt_want + off, *g = nt_got + off;
+                const float *pa = nt_a + off, *pb = nt_b + off;
+                if (kind == VN_VOP_UNARY)
                     t->unary[op](w, pa, n), t->unary_nt[op](g, pa, n);
-                    break;
-                case VN_VOP_BINARY:
+                else if (kind == VN_VOP_BINARY)
                     t->binary[op](w, pa, pb, n), t->binary_nt[op](g, pa, pb, n);
-                    break;
-                case VN_VOP_SCALAR:
-                    t->scalar[op](w, pa, s, n), t->scalar_nt[op](g, pa, s, n);
-                    break;
-                }
-                VT_CHECK(memcmp(w, g, (size_t)n * 4) == 0,
-                         "op %d: streamed kernel differs (offset %d, n %lld)", op, off,
-                         (long long)n);
+                else
+                    t->scalar[op](w, pa, -0.75f, n), t->scalar_nt[op](g, pa, -0.75f, n);
+                nt_compare("", op, off, n);
             }
     }
     VT_CHECK(covered >= 6, "only %d ops have streamed kernels", covered);
-    /* binary op + ReLU in registers = the op's kernel, then k_relu */
-    int fused = 0;
-    for (int op = 0; op < VN_VOP_COUNT; op++) {
-        if (!t->binary_relu_nt[op]) continue;
-        fused++;
-        for (int off = 0; off < 16; off += 5)
-            for (int64_t n = 1; n <= N; n = n * 3 + 1) {
-                vt_fill(&rng, a, N + 16, -4, 4), vt_fill(&rng, b, N + 16, -4, 4);
-                for (int i = 0; i < VT_NSPECIAL; i++)
-                    a[off + i] = vt_specials[i],
-                            b[off + i] = vt_specials[(i * 5 + 1) % VT_NSPECIAL];
-                float *w = want + off, *g = got + off;
-                t->binary[op](w, a + off, b + off, n);
+}
+
+/* A binary op and a ReLU in registers (binary_relu_nt) = the op's kernel,
+ * then k_relu. */
+static void test_streamed_relu_pairs(void)
+{
+    const vn_isa_table *t = vn_isa_table_get();
+    vt_rng rng = {78};
+    VT_CHECK(t->binary_relu_nt[VN_VOP_ADD] != NULL, "no streamed ReLU-Add");
+    for (int op = 0; op < VN_VOP_COUNT; op++)
+        for (int off = 0; t->binary_relu_nt[op] && off < 16; off += 5)
+            for (int64_t n = 1; n <= NT_N; n = n * 3 + 1) {
+                nt_inputs(&rng, off);
+                float *w = nt_want + off;
+                t->binary[op](w, nt_a + off, nt_b + off, n);
                 t->unary[VN_VOP_RELU](w, w, n);
-                t->binary_relu_nt[op](g, a + off, b + off, n);
-                VT_CHECK(memcmp(w, g, (size_t)n * 4) == 0,
-                         "op %d + relu: streamed kernel differs (offset %d, n %lld)", op, off,
-                         (long long)n);
+                t->binary_relu_nt[op](nt_got + off, nt_a + off, nt_b + off, n);
+                nt_compare(" + relu", op, off, n);
             }
-    }
-    VT_CHECK(fused >= 1 && t->binary_relu_nt[VN_VOP_ADD], "no streamed ReLU-Add");
 }
 
 /* exp over its whole range, densely (every 2^-12 step from -110 to 90, the
@@ -280,6 +282,7 @@ int main(void)
     VT_RUN(test_ops_against_double);
     VT_RUN(test_edges);
     VT_RUN(test_streamed_kernels);
+    VT_RUN(test_streamed_relu_pairs);
     VT_RUN(test_exp_sweep);
     VT_RUN(test_reductions);
     VT_RUN(test_speed_report);
