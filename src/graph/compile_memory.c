@@ -33,19 +33,16 @@
 
 /* Whether node n's output may take over the memory of its input k (when n
  * reads it last, with the output's shape and dtype): its operator declares
- * input k in place (vn_op_in_place: every input of an element-wise node, a
- * fused convolution's residual Z), and no other input position that is not
- * declared reads the same value (a conv whose residual is also its X reads
- * X at other positions). As ONNX Runtime's conv with a fused Sum, a fused
- * conv's output then lands in lines the residual's read has just brought
- * in, instead of a third tensor's: for ResNet-50's 64 > 256 @ 56
- * projections that is 6.4 MB of traffic instead of 9.6 (residual read,
- * output's line fills and write-back), and they ran 0.72-0.75 ms instead of
- * 0.79-0.86. */
-static bool may_share(const vn_cnode *n, int32_t k)
+ * input k in place (`in_place`, vn_op_in_place of its operator: every input of an element-wise
+ * node, a fused convolution's residual Z), and no other input position that is not declared reads
+ * the same value (a conv whose residual is also its X reads X at other positions). As ONNX
+ * Runtime's conv with a fused Sum, a fused conv's output then lands in lines the residual's read
+ * has just brought in, instead of a third tensor's: for ResNet-50's 64 > 256 @ 56 projections that
+ * is 6.4 MB of traffic instead of 9.6 (residual read, output's line fills and write-back), and they
+ * ran 0.72-0.75 ms instead of 0.79-0.86. */
+static bool may_share(const vn_cnode *n, uint64_t in_place, int32_t k)
 {
-    uint64_t in_place = n->def ? vn_op_in_place(n->def) : 0;
-    if (n->num_outputs != 1 || k >= 64 || !(in_place >> k & 1)) return false;
+    if (k >= 64 || !(in_place >> k & 1)) return false;
     for (int32_t j = 0; j < n->num_inputs; j++)
         if (n->inputs[j] == n->inputs[k] && (j >= 64 || !(in_place >> j & 1))) return false;
     return true;
@@ -215,12 +212,15 @@ static void in_place(const vn_model *m, const placement *p, const steps *t, vn_m
 {
     for (int32_t i = 0; i < m->num_nodes; i++) {
         const vn_cnode *n = &m->nodes[i];
-        int32_t out = n->num_outputs > 0 ? n->outputs[0] : -1;
-        if (out < 0 || t->first[i] != t->last[i] || p->item[out] < 0 || p->part[out]) continue;
+        if (n->num_outputs != 1 || t->first[i] != t->last[i]) continue;
+        int32_t out = n->outputs[0];
+        uint64_t shareable = n->def ? vn_op_in_place(n->def) : 0;
+        if (!shareable || p->item[out] < 0 || p->part[out]) continue;
         const vn_cvalue *y = &m->values[out];
         for (int32_t k = 0; k < n->num_inputs; k++) {
             int32_t x = n->inputs[k];
-            if (x < 0 || !may_share(n, k) || p->item[x] < 0 || items[p->item[x]].last != i)
+            if (x < 0 || p->item[x] < 0 || items[p->item[x]].last != i ||
+                !may_share(n, shareable, k))
                 continue;
             if (!same_desc(&m->values[x].desc, &y->desc) ||
                 vn_cg_desc_bytes(&m->values[x].desc) != items[p->item[x]].size)

@@ -287,6 +287,22 @@ int64_t vn_cube_rows_read(vn_dtype a_dtype, int64_t m)
     return r;
 }
 
+/* One A micro-panel (rows lda elements apart, kg k groups) times np B
+ * panels bstep elements apart (es bytes an element), their k groups bld
+ * apart, into C's micro-tiles (f32 / i32, ldc apart); acc: add to C. Each
+ * call takes its share of the queued prefetch lines (vn_prefetch_take). */
+static void run_panels(vn_ukr_fn ukr, vn_cube_shape s, size_t es, const void *a, int64_t lda,
+                       const void *b, int64_t bstep, int64_t bld, int64_t kg, int64_t np, void *c,
+                       int64_t ldc, bool acc)
+{
+    for (int64_t q = 0; q < np; q++) {
+        const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
+        const char *pf = NULL;
+        int64_t npf = vn_prefetch_take(kg, &pf);
+        ukr(kg, a, lda, bp, bld, (uint8_t *)c + (size_t)(q * s.nr) * 4, ldc, acc, pf, npf);
+    }
+}
+
 /* A k chunk of a widened A micro-panel: 16 KiB on the stack. */
 #define WIDE_A_FLOATS 4096
 
@@ -306,13 +322,8 @@ static void panel_widened(const vn_cube_table *t, const uint16_t *a, int64_t lda
         int64_t kl = kp - k0 < step ? kp - k0 : step;
         for (int64_t r = 0; r < s.mr; r++)
             vn_bf16_to_f32_array(a + r * lda + k0, wa + r * kl, (size_t)kl);
-        for (int64_t q = 0; q < np; q++) {
-            const uint16_t *bp = (const uint16_t *)b + q * bstep + k0 / s.kp * bld;
-            const char *pf = NULL;
-            int64_t npf = vn_prefetch_take(kl / s.kp, &pf);
-            t->ukr_bf16_wide(kl / s.kp, wa, kl, bp, bld, c + q * s.nr, ldc, !init || k0 > 0, pf,
-                             npf);
-        }
+        run_panels(t->ukr_bf16_wide, s, 2, wa, kl, (const uint16_t *)b + k0 / s.kp * bld, bstep,
+                   bld, kl / s.kp, np, c, ldc, !init || k0 > 0);
     }
 }
 
@@ -355,13 +366,8 @@ static void panel_copied(vn_ukr_fn ukr, vn_cube_shape s, size_t es, const uint8_
         int64_t kl = kp - k0 < step ? kp - k0 : step;
         for (int64_t r = 0; r < height; r++)
             memcpy(buf + r * A_COPY_STRIDE, a + (size_t)(r * lda + k0) * es, (size_t)kl * es);
-        for (int64_t q = 0; q < np; q++) {
-            const uint8_t *bp = b + (size_t)(q * bstep + k0 / s.kp * bld) * es;
-            const char *pf = NULL;
-            int64_t npf = vn_prefetch_take(kl / s.kp, &pf);
-            ukr(kl / s.kp, buf, A_COPY_STRIDE / (int64_t)es, bp, bld, c + (size_t)(q * s.nr) * 4,
-                ldc, !init || k0 > 0, pf, npf);
-        }
+        run_panels(ukr, s, es, buf, A_COPY_STRIDE / (int64_t)es, b + (size_t)(k0 / s.kp * bld) * es,
+                   bstep, bld, kl / s.kp, np, c, ldc, !init || k0 > 0);
     }
 }
 
@@ -402,12 +408,7 @@ static void mmad_rows(vn_local c, const void *a, vn_dtype a_dtype, int64_t lda, 
             panel_copied(ukr, s, es, ap, lda, height, b, bstep, bld, kp, np, cp, ldc, init);
             continue;
         }
-        for (int64_t q = 0; q < np; q++) {
-            const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
-            const char *pf = NULL;
-            int64_t npf = vn_prefetch_take(kp / s.kp, &pf);
-            ukr(kp / s.kp, ap, lda, bp, bld, cp + (size_t)(q * s.nr) * 4, ldc, !init, pf, npf);
-        }
+        run_panels(ukr, s, es, ap, lda, b, bstep, bld, kp / s.kp, np, cp, ldc, !init);
     }
 }
 

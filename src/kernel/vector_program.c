@@ -135,10 +135,10 @@ void vn_vprogram_(vn_core *core, vn_local dst, const vn_local *inputs, int32_t n
     /* the last instruction streams straight to dst where it has a streamed
      * kernel; else it fills a staging row that stream_store copies out */
     bool nt = stream && vn_f32_has_nt(t, r.kind[num_instrs - 1], instrs[num_instrs - 1].op);
+    bool staged = stream && !nt;
     for (int64_t i = 0, m; i < n; i += m) {
         m = stream ? vn_stream_chunk((uintptr_t)(y + i), 4, n - i)
                    : (n - i < CHUNK ? n - i : CHUNK);
-        bool staged = stream && !nt;
         run_chunk(t, &r, staged ? rows[num_instrs - 1] : y + i, i, m, nt);
         if (staged) t->stream_store(y + i, rows[num_instrs - 1], (size_t)m * 4);
     }

@@ -4,8 +4,6 @@
  * operators, a side table (op_side_table.h) for the ones declared at run
  * time, which win.
  */
-#include <string.h>
-
 #include "ops/op_side_table.h"
 #include "ops/ops_internal.h"
 
@@ -51,9 +49,7 @@ uint64_t vn_op_in_place(const vn_op_def *def)
 {
     uint64_t inputs = 0;
     if (!def || vn_op_side_get(&declared, def, &inputs)) return inputs;
-    const char *dom = def->domain ? def->domain : "";
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-        if (strcmp(builtin[i].name, def->name) == 0 && strcmp(builtin[i].domain, dom) == 0)
-            return builtin[i].inputs;
+        if (vn_op_def_is(def, builtin[i].name, builtin[i].domain)) return builtin[i].inputs;
     return 0;
 }

@@ -3,8 +3,6 @@
  * "layouts"): a fixed table for the built-in layout-aware operators and a
  * side table (op_side_table.h) for the ones declared at run time, which win.
  */
-#include <string.h>
-
 #include "ops/op_side_table.h"
 #include "ops/ops_internal.h"
 
@@ -43,9 +41,8 @@ void vn_op_layouts(const vn_op_def *def, uint32_t *layouts_in, uint32_t *layouts
     if (def && vn_op_side_get(&declared, def, &both)) {
         in = (uint32_t)(both >> 32), out = (uint32_t)both;
     } else if (def) {
-        const char *dom = def->domain ? def->domain : "";
         for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-            if (strcmp(builtin[i].name, def->name) == 0 && strcmp(builtin[i].domain, dom) == 0) {
+            if (vn_op_def_is(def, builtin[i].name, builtin[i].domain)) {
                 in = builtin[i].in, out = builtin[i].out;
                 break;
             }

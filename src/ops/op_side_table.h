@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "vinci/ops.h"
 
@@ -38,5 +39,12 @@ vn_status vn_op_side_set(vn_op_side_table *t, const vn_op_def *def, uint64_t val
                          const char *call, const char *what);
 /* def's declared value into *value; false when def declared none. */
 bool vn_op_side_get(vn_op_side_table *t, const vn_op_def *def, uint64_t *value);
+
+/* Whether def is the operator `name` of `domain` ("" = ONNX default), as the
+ * built-in tables beside the side tables name their operators. */
+static inline bool vn_op_def_is(const vn_op_def *def, const char *name, const char *domain)
+{
+    return strcmp(def->name, name) == 0 && strcmp(def->domain ? def->domain : "", domain) == 0;
+}
 
 #endif /* VINCI_OPS_OP_SIDE_TABLE_H */

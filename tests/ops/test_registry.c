@@ -134,6 +134,19 @@ static void test_in_place_table(void)
     VT_CHECK(vn_op_in_place(vn_op_find("Softmax", "")) == 0, "Softmax reads whole rows");
     VT_CHECK(vn_op_in_place(NULL) == 0, "NULL def");
     VT_CHECK(vn_op_set_in_place(NULL, 1) == VN_ERR_INVALID_ARG, "NULL def accepted");
+    /* run-time declarations: a later one of the same def wins; the table is
+     * finite and says so (the layouts and pre-pack hooks share it) */
+    static vn_op_def defs[300];
+    int32_t ok = 0;
+    vn_status st = VN_OK;
+    while (ok < 300 && (st = vn_op_set_in_place(&defs[ok], 1u << (ok % 3))) == VN_OK) ok++;
+    VT_CHECK(st == VN_ERR_OUT_OF_MEMORY && ok >= 64 && ok < 300, "table of %d: %s", (int)ok,
+             vn_status_name(st));
+    VT_CONTAINS(vn_last_error(), "in-place inputs");
+    VT_OK(vn_op_set_in_place(&defs[0], 4));
+    VT_CHECK(vn_op_in_place(&defs[0]) == 4 && vn_op_in_place(&defs[1]) == 2,
+             "declared values %llx %llx", (unsigned long long)vn_op_in_place(&defs[0]),
+             (unsigned long long)vn_op_in_place(&defs[1]));
 }
 
 /* ---- descriptors and attributes ------------------------------------------------------- */
