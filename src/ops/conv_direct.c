@@ -814,8 +814,12 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
         work *= d.rows;
     }
     if (d.tiles == 0) return VN_OK;
-    /* A tile of `work` MACs counts as work/8 elements for the hand-off rule. */
-    int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / 8));
+    /* A tile of `work` MACs counts as work/8 elements for the hand-off rule;
+     * a depthwise MAC as 4x that: its vector reads a new input (9 FMAs per
+     * load against a direct kernel's 16-32), so it runs at a quarter of
+     * the FMA rate, and a 7 x 7 map of 960 channels (15 us) was 1 block. */
+    int64_t per_elem = dw ? 2 : 8;
+    int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / per_elem));
     vn_launch_desc ld = {conv_kernel,
                          p->algo == VN_CONV_ALGO_DEPTHWISE ? "vn_conv_depthwise" : "vn_conv_direct",
                          blocks, &d, -1};
