@@ -9,11 +9,12 @@
 #include "kernel/conv_kernels.h"
 #include "kernel/vec_f32_avx512.h"
 
-#define OWB_MAX    14
-#define NCB_MAX    2
-#define DW_OWB_MAX 8
-#define TABLE_NAME vn_conv_table_avx512
-#define TABLE_ISA  VN_ISA_AVX512
+#define OWB_MAX          14
+#define NCB_MAX          2
+#define DW_OWB_MAX       8
+#define YMM_PAIR_OWB_MAX OWB_MAX /* two-block 1x1 rows whose last block has <= 8 channels */
+#define TABLE_NAME       vn_conv_table_avx512
+#define TABLE_ISA        VN_ISA_AVX512
 
 /* X(w, ...) for w = 1 .. OWB_MAX, 1 .. DW_OWB_MAX and (two-row blocks) 1 .. OWB_MAX / 2
  * (instantiation lists, conv_kernel.inc) */
