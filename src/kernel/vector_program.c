@@ -128,10 +128,8 @@ void vn_vprogram_(vn_core *core, vn_local dst, const vn_local *inputs, int32_t n
     bool stream = vn_window_streamed(dst);
     core->xfer_streamed |= stream;
     float *y = dst.data;
-    if (stream && run_binary_relu(t, &r, y, n)) {
-        core->counters.vector_elem_ops += n * num_instrs;
-        return;
-    }
+    core->counters.vector_elem_ops += n * num_instrs;
+    if (stream && run_binary_relu(t, &r, y, n)) return;
     /* the last instruction streams straight to dst where it has a streamed
      * kernel; else it fills a staging row that stream_store copies out */
     bool nt = stream && vn_f32_has_nt(t, r.kind[num_instrs - 1], instrs[num_instrs - 1].op);
@@ -142,5 +140,4 @@ void vn_vprogram_(vn_core *core, vn_local dst, const vn_local *inputs, int32_t n
         run_chunk(t, &r, staged ? rows[num_instrs - 1] : y + i, i, m, nt);
         if (staged) t->stream_store(y + i, rows[num_instrs - 1], (size_t)m * 4);
     }
-    core->counters.vector_elem_ops += n * num_instrs;
 }
