@@ -36,6 +36,7 @@ struct vn_gemm_plan {
     bool a_with_b1;         /* unpacked runs read A in place against each tile's B block in B1
                                (vn_cube_mmad_a_gm) */
     int64_t pk_np, pk_nt;   /* that packing: panels per block, blocks per B matrix */
+    bool b_next_pf;         /* a packed-B tile queues the next B block into L2 (L2 holds both) */
     int64_t gv_nb, gv_nt;   /* GEMV: columns per block, blocks per batch */
     int32_t a_zero, b_zero; /* effective zero points after the loads' shifts */
     int64_t packed_elems;   /* one packed B, panels only */

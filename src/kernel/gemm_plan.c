@@ -322,6 +322,10 @@ static vn_status choose_tiling(vn_gemm_plan *p)
         mt_min = cdiv(p->d.M > 0 ? p->d.M : 1, mb_max > s.mr ? mb_max : s.mr);
     }
     choose_grid(p, vn_device_num_workers(p->device), mt_min);
+    /* Two B blocks and the tile's A block within 3/4 of L2: then a tile can
+     * fetch the next B block into L2 while it computes (gemm_kernel.c). */
+    int64_t b_block = kc * nb * es, a_block = min64(p->mb, p->d.M) * kc * es;
+    p->b_next_pf = 2 * b_block + a_block <= l2 * 3 / 4;
     p->mc = avoid_short_group(p, p->mc);
     choose_b_direct(p);
     choose_direct_rows(p, l1d, l0c);
