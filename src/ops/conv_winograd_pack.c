@@ -152,19 +152,20 @@ void vn_conv_pack_winograd_bf16(const vn_conv_geom *g, const float *w, uint16_t 
 }
 
 /* F(2x2) (16 points, weights 16/9 of the direct ones, 2.25x fewer
- * multiplies) where F(4x4) does not win. AVX2 (cold weights, 1 thread,
- * direct / F(2x2), interleaved in one process): ResNet's 512@7 2.96-3.17 /
- * 1.97-2.09 ms (2 threads 1.66 / 1.10), SqueezeNet's 48>192@13 0.37 / 0.21,
- * 64>256@13 0.58 / 0.36, 32>128@13 0.15 / 0.10, 128@7 0.21 / 0.14, but
- * 16>32@7 0.011 / 0.013: from 32 channels on. The AVX-512 direct kernel is
- * twice as fast per cycle and F(2x2) has not been measured there: only the
- * 512@7 case, where F(4x4) lost to a weight stream F(2x2) halves. The rule
- * depends on the geometry and the ISA (fixed at start-up), so packing
- * agrees with the run; the blob layout names the tile size. */
+ * multiplies) where F(4x4) does not win, from 32 channels on. AVX2 (cold
+ * weights, 1 thread, direct / F(2x2), interleaved in one process): ResNet's
+ * 512@7 2.96-3.17 / 1.97-2.09 ms (2 threads 1.66 / 1.10), SqueezeNet's
+ * 48>192@13 0.37 / 0.21, 64>256@13 0.58 / 0.36, 32>128@13 0.15 / 0.10,
+ * 128@7 0.21 / 0.14, but 16>32@7 0.011 / 0.013. AVX-512 on a Xeon with two
+ * 512-bit FMA units (bench_conv, fastest call, vs oneDNN): 48>192@13 0.89 ->
+ * 1.38x at 1 thread, 0.88 -> 1.08-1.28x at 2; 64>256@13 0.90 -> 1.42x and
+ * 0.89 -> 1.20x; whole SqueezeNet 1.1 3.19-3.24 -> 2.96-3.03 ms at 1 thread,
+ * 1.92-2.01 -> 1.86-1.92 at 2 (alternating runs). The rule depends on the
+ * geometry only, so packing agrees with the run; the blob layout names the
+ * tile size. */
 bool vn_conv_winograd_wins(const vn_conv_geom *g)
 {
     if (f4_wins(g)) return true;
     if (tiles_of(g, 2) < 8) return false; /* F(4x4) by vn_conv_winograd_variant's rule */
-    int64_t least = vn_isa_active() == VN_ISA_AVX512 ? 256 : 32;
-    return g->C >= least && g->K >= least;
+    return g->C >= 32 && g->K >= 32;
 }
