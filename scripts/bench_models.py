@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end model benchmark: vinci against onnxruntime, in one run,
 alternating the two (round by round, model by model, thread count by thread
-count, vinci then ORT), on the models of scripts/gen_models.py (generated on
+count; vinci first in odd rounds, ORT first in even ones), on the models of scripts/gen_models.py (generated on
 demand when missing).
 
 vinci:  VINCI_NUM_THREADS=N vinci bench model.onnx --threads 1 --iters I
@@ -30,7 +30,10 @@ is that work per second over the fp32 peak `vinci machine` saved (measured on
 the spot when it saved none), for both vinci and ORT.
 
 With --rounds R > 1 each figure is the median over rounds of the per-round
-medians. Prints a table; --json FILE also writes the raw numbers. --bf16 also
+medians; the ratio is also given as the median of each round's own ratio
+(per-round) and as the fastest vinci run over the fastest ORT run (of mins),
+the steadier figures on a shared host whose speed moves for seconds at a
+time. Prints a table; --json FILE also writes the raw numbers. --bf16 also
 times `vinci bench --precision bf16` in every round and prints its speed-up
 over vinci fp32 (its accuracy against fp32: check_models.py --precision bf16).
 --busy-cpu C runs a busy loop pinned to CPU C for the whole benchmark (a
@@ -341,8 +344,14 @@ def run(args, peaks):
             ms, vnm_mib[name] = vinci_vnm_load(args, path)
             vnm_load.setdefault(name, []).append(ms)
             for t in threads:
-                v = vinci_bench(args, path, t)
-                o = ort_bench(args, path, t)
+                # who goes first alternates by round, so a slow phase of the
+                # shared host does not always land on the same side
+                if rnd % 2 == 0:
+                    v = vinci_bench(args, path, t)
+                    o = ort_bench(args, path, t)
+                else:
+                    o = ort_bench(args, path, t)
+                    v = vinci_bench(args, path, t)
                 b = vinci_bench(args, path, t, "bf16") if args.bf16 else None
                 raw.setdefault((name, t), {"vinci": [], "ort": [], "bf16": []})
                 raw[(name, t)]["vinci"].append(v)
@@ -358,7 +367,8 @@ def run(args, peaks):
     gflop = {name: model_gflop(os.path.join(args.models_dir, name + ".onnx")) for name in names}
     peak1, peaks = peaks
     peak_of = lambda t: peaks.get(t) or (peak1 * t if peak1 else None)
-    hdr = ("model", "thr", "vinci ms", "ort ms", "vn/ort", "GFLOP", "vn %peak", "ort %peak",
+    hdr = ("model", "thr", "vinci ms", "ort ms", "vn/ort", "per-round", "of mins", "GFLOP",
+           "vn %peak", "ort %peak",
            "vn min/max", "ort min/max",
            "vn compile", "vn load+cmp", "vnm load", "ort session", "vn arena", "vn RSS",
            "ort RSS (sess)")
@@ -369,13 +379,24 @@ def run(args, peaks):
         g = lambda xs, k: med([x.get(k) for x in xs])
         vm, om = g(vs, "median"), g(os_, "median")
         ratio = vm / om if vm and om else None
+        # the same ratio taken within each round (the two sides measured
+        # seconds apart) and between the fastest runs: on a host whose speed
+        # moves by tens of percent for seconds at a time, these two are the
+        # steadier figures
+        pairs = [(a["median"], b["median"]) for a, b in zip(d["vinci"], d["ort"])
+                 if a["status"] == "ok" and b["status"] == "ok"]
+        per_round = med([a / b for a, b in pairs]) if pairs else None
+        vmin = min(x["min"] for x in vs) if vs else None
+        omin = min(x["min"] for x in os_) if os_ else None
+        of_mins = vmin / omin if vmin and omin else None
         if not vs:
             notes.append(f"{name}: vinci {d['vinci'][0]['status']}")
         if not os_:
             notes.append(f"{name}: ort {d['ort'][0]['status']}")
         pct = lambda ms: (100 * gflop[name] / (ms / 1e3) / peak_of(t)
                           if ms and peak_of(t) else None)
-        rows.append((name, str(t), fmt(vm), fmt(om), fmt(ratio), fmt(gflop[name]),
+        rows.append((name, str(t), fmt(vm), fmt(om), fmt(ratio), fmt(per_round), fmt(of_mins),
+                     fmt(gflop[name]),
                      fmt(pct(vm), "{:.1f}%"), fmt(pct(om), "{:.1f}%"),
                      f"{fmt(g(vs, 'min'), '{:.1f}')}/{fmt(g(vs, 'max'), '{:.1f}')}",
                      f"{fmt(g(os_, 'min'), '{:.1f}')}/{fmt(g(os_, 'max'), '{:.1f}')}",
@@ -388,7 +409,9 @@ def run(args, peaks):
     w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(hdr)]
     line = lambda r: "  ".join(c.rjust(w[i]) if i else c.ljust(w[i]) for i, c in enumerate(r))
     print(f"vinci vs onnxruntime: {args.iters} timed runs per measurement, {args.rounds} "
-          f"round(s), latency medians in ms (lower is better); %peak = Conv/MatMul/Gemm "
+          f"round(s), latency medians in ms (lower is better); vn/ort = ratio of the medians, "
+          f"per-round = median of each round's ratio, of mins = fastest run over fastest run; "
+          f"%peak = Conv/MatMul/Gemm "
           f"GFLOP per second over the fp32 peak of `vinci machine` "
           f"({fmt(peak1, '{:.0f}')} GFLOP/s per thread)" +
           (f"; a busy loop ran on CPU {args.busy_cpu} throughout" if args.busy_cpu is not None
