@@ -298,7 +298,7 @@ static void run_panels(vn_ukr_fn ukr, vn_cube_shape s, size_t es, const void *a,
     for (int64_t q = 0; q < np; q++) {
         const uint8_t *bp = (const uint8_t *)b + (size_t)(q * bstep) * es;
         const char *pf = NULL;
-        int64_t npf = vn_prefetch_take(kg, &pf);
+        int64_t npf = vn_prefetch_take(vn_ukr_pf_lines(kg), &pf);
         ukr(kg, a, lda, bp, bld, (uint8_t *)c + (size_t)(q * s.nr) * 4, ldc, acc, pf, npf);
     }
 }

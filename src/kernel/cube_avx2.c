@@ -50,7 +50,7 @@ static void ukr_f32_6x16(int64_t kg, const void *a_, int64_t lda, const void *b_
     float *c = c_;
     F32_TILE_LOAD
     for (int64_t k = 0; k < kg; k++, a0++, a3++, b += ldb) {
-        if (k < npf) _mm_prefetch(pf + 64 * k, _MM_HINT_T1); /* the next tile, to L2 */
+        vn_ukr_next_tile_pf(pf, npf, k); /* the next tile, to L2 */
         __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
         ROW_AT(0, 0) ROW_AT(1, 0) ROW_AT(2, 0) ROW_AT(3, 0) ROW_AT(4, 0) ROW_AT(5, 0);
     }
@@ -69,7 +69,7 @@ static void ukr_f32_4x16(int64_t kg, const void *a_, int64_t lda, const void *b_
     float *c = c_;
     F32_TILE4_LOAD
     for (int64_t k = 0; k < kg; k++, a0++, a3++, b += ldb) {
-        if (k < npf) _mm_prefetch(pf + 64 * k, _MM_HINT_T1); /* the next tile, to L2 */
+        vn_ukr_next_tile_pf(pf, npf, k); /* the next tile, to L2 */
         __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
         ROW_AT(0, 0) ROW_AT(1, 0) ROW_AT(2, 0) ROW_AT(3, 0);
     }
@@ -95,7 +95,7 @@ static void ukr_bf16_wide_6x16(int64_t kg, const void *a_, int64_t lda, const vo
     float *c = c_;
     F32_TILE_LOAD
     for (int64_t k = 0; k < kg; k++, a0 += 2, a3 += 2, b += ldb) {
-        if (k < npf) _mm_prefetch(pf + 64 * k, _MM_HINT_T1); /* the next tile, to L2 */
+        vn_ukr_next_tile_pf(pf, npf, k); /* the next tile, to L2 */
         __m256i w0 = _mm256_loadu_si256((const __m256i *)b);
         __m256i w1 = _mm256_loadu_si256((const __m256i *)(b + 16));
         __m256 b0 = _mm256_castsi256_ps(_mm256_slli_epi32(w0, 16));
@@ -149,7 +149,7 @@ static inline void i8_6x8(int64_t kg, const uint8_t *a, int64_t lda, const int8_
     __m256i s00, s01, s10, s11, s20, s21, s30, s31, s40, s41, s50, s51;
     s00 = s01 = s10 = s11 = s20 = s21 = s30 = s31 = s40 = s41 = s50 = s51 = _mm256_setzero_si256();
     for (int64_t k = 0; k < kg; k++, b += ldb) {
-        if (k < npf) _mm_prefetch(pf + 64 * k, _MM_HINT_T1); /* the next tile, to L2 */
+        vn_ukr_next_tile_pf(pf, npf, k); /* the next tile, to L2 */
         __m256i b0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)b));
         __m256i b1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(b + 16)));
         I8_ROW(0) I8_ROW(1) I8_ROW(2) I8_ROW(3) I8_ROW(4) I8_ROW(5)

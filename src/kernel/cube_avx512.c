@@ -47,10 +47,6 @@ CUBE_GENERIC_ENTRIES(12, 32)
         x1 = _mm512_fmadd_ps(ar, b1, x1);                                                          \
     }
 
-/* One line of the next tile per k step, to L2 (cube_internal.h). */
-#define NEXT_TILE_PF(k)                                                                            \
-    if ((k) < npf) _mm_prefetch(pf + 64 * (k), _MM_HINT_T1)
-
 /* How many k steps ahead the f32 kernel prefetches B (8: 1 KiB). */
 #define UKR_PF_K 8
 
@@ -73,7 +69,7 @@ CUBE_GENERIC_ENTRIES(12, 32)
             ROWS(ZERO_##ACC)                                                                       \
         }                                                                                          \
         for (int64_t k = 0; k < kg; k++, a0 += KP, a4 += KP, a8 += KP, b += ldb) {                 \
-            NEXT_TILE_PF(k);                                                                       \
+            vn_ukr_next_tile_pf(pf, npf, k);                                                       \
             STEP(ROWS)                                                                             \
         }                                                                                          \
         ROWS(STORE_##ACC)                                                                          \

@@ -11,9 +11,9 @@
  * the MR rows of a and kgroups*NR*KP of b, and writes exactly MR rows of NR elements of c; pointers
  * need only element alignment (the kernels use unaligned loads), but loads keep them 32-byte
  * aligned. The kernels also request the lines pf..pf+64*npf of the next
- * tile (the vn_prefetch queue), spread over the k loop. f32 kernels accumulate with one fused
- * multiply-add per k, in increasing k, so every f32 path gives results within K*eps of exact and
- * the same kernel always gives the same bits.
+ * tile (the vn_prefetch queue), one every VN_UKR_PF_EVERY k groups. f32 kernels accumulate with one
+ * fused multiply-add per k, in increasing k, so every f32 path gives results within K*eps of exact
+ * and the same kernel always gives the same bits.
  */
 #ifndef VINCI_KERNEL_CUBE_INTERNAL_H
 #define VINCI_KERNEL_CUBE_INTERNAL_H
@@ -28,8 +28,34 @@ typedef enum vn_cube_kind {
     VN_CUBE_KIND_COUNT
 } vn_cube_kind;
 
-/* pf, npf: lines of the next tile to request (to L2), one per k group for
- * the first npf groups (npf <= kgroups; vn_prefetch_take). */
+/* pf, npf: lines of the next tile to request (to L2), one every
+ * VN_UKR_PF_EVERY k groups (npf <= vn_ukr_pf_lines(kgroups); vn_prefetch_take). */
+/* How often a micro-kernel requests a queued line: every 4th k group. A
+ * prefetch to L2 holds an L1 fill buffer until its line arrives, and a
+ * queued next B block comes from memory, so one request per k group (every
+ * 12 cycles of the AVX-512 f32 kernel) kept some 30 in flight, more than
+ * the fill buffers, and the demand loads queued behind them. On the Xeon,
+ * BERT's 128 x 3072 x 768 with B cold (packed copies cycled, 1 thread,
+ * fastest of 100): 180-182 GFLOP/s requesting every group, 189-192 every
+ * 4th (B warm in L3: 208-210 either way); BERT-base 1 thread 134-135 ->
+ * 129-133 ms. */
+#define VN_UKR_PF_EVERY 4
+
+/* The queued lines a micro-kernel of kgroups k groups requests at most. */
+static inline int64_t vn_ukr_pf_lines(int64_t kgroups)
+{
+    return (kgroups + VN_UKR_PF_EVERY - 1) / VN_UKR_PF_EVERY;
+}
+
+/* In a micro-kernel's k loop, at k group k: request the next queued line
+ * when it is this group's turn (prefetcht1: to L2). */
+static inline __attribute__((always_inline)) void vn_ukr_next_tile_pf(const char *pf, int64_t npf,
+                                                                      int64_t k)
+{
+    if (k % VN_UKR_PF_EVERY == 0 && k / VN_UKR_PF_EVERY < npf)
+        __builtin_prefetch(pf + 64 * (k / VN_UKR_PF_EVERY), 0, 2);
+}
+
 typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const void *b, int64_t ldb,
                           void *c, int64_t ldc, int acc, const char *pf, int64_t npf);
 /* GEMV rows: c[0..n) = (acc ? c : 0) + sum_k a[k] * b[k*ldb + j], fma in k order. */
