@@ -757,10 +757,10 @@ vn_status vn_conv_pool_map(const vn_conv_plan *p, const float *map, float *y,
     return vn_pool_run_direct(p->device, &pool, map, y, counters);
 }
 
-/* Bands of pooled rows: as many rows as the L1 scratch holds (each band
- * computes the conv rows its windows share with the next band's once more:
- * 1 in 2 x rows for a 3x3/2 pool), then as even as a whole number of tiles
- * per worker allows. */
+/* Bands of pooled rows: as many rows as the L1 scratch holds (a band whose
+ * worker did not run the band before computes the conv rows their windows
+ * share once more: 1 for a 3x3/2 pool), then as even as a whole number of
+ * tiles per worker allows. */
 static void plan_pool_bands(const vn_conv_plan *p, direct_args *d, int64_t *work)
 {
     int64_t POH = p->pool.out[1], fit = 1, workers = vn_device_num_workers(p->device);
