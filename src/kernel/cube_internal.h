@@ -28,8 +28,6 @@ typedef enum vn_cube_kind {
     VN_CUBE_KIND_COUNT
 } vn_cube_kind;
 
-/* pf, npf: lines of the next tile to request (to L2), one every
- * VN_UKR_PF_EVERY k groups (npf <= vn_ukr_pf_lines(kgroups); vn_prefetch_take). */
 /* How often a micro-kernel requests a queued line: every 4th k group. A
  * prefetch to L2 holds an L1 fill buffer until its line arrives, and a
  * queued next B block comes from memory, so one request per k group (every
@@ -56,6 +54,8 @@ static inline __attribute__((always_inline)) void vn_ukr_next_tile_pf(const char
         __builtin_prefetch(pf + 64 * (k / VN_UKR_PF_EVERY), 0, 2);
 }
 
+/* pf, npf: lines of the next tile to request (to L2), one every
+ * VN_UKR_PF_EVERY k groups (npf <= vn_ukr_pf_lines(kgroups); vn_prefetch_take). */
 typedef void (*vn_ukr_fn)(int64_t kgroups, const void *a, int64_t lda, const void *b, int64_t ldb,
                           void *c, int64_t ldc, int acc, const char *pf, int64_t npf);
 /* GEMV rows: c[0..n) = (acc ? c : 0) + sum_k a[k] * b[k*ldb + j], fma in k order. */

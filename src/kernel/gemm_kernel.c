@@ -153,8 +153,8 @@ static void prefetch_fresh_b(vn_core *core, const vn_gemm_plan *p, const vn_gm *
  * in L3. So a tile queues the B block this worker reads next -- the next K
  * chunk, or after the last chunk the first chunk of the tile `workers`
  * blocks on (workers claim blocks in order) -- and the micro-kernels request
- * its lines one per k step into L2 while this block computes. Only where
- * L2 holds both blocks and A (b_next_pf). */
+ * its lines into L2 while this block computes, one every VN_UKR_PF_EVERY k
+ * groups. Only where L2 holds both blocks and A (b_next_pf). */
 static void prefetch_next_b(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, int64_t kc0)
 {
     const vn_gemm_plan *p = g->p;

@@ -424,8 +424,9 @@ typedef struct held_rows {
  * compute. In place, block by block: upward where the blocks shrink or
  * stay, downward where they grow, so no block is overwritten before it
  * moves. */
-static int64_t keep_shared_rows(const held_rows *h, int64_t n, int64_t r0, int64_t r1,
-                                int64_t bstride, int64_t K1, int64_t row_elems, float *scratch)
+static int64_t keep_shared_rows(vn_core *core, const held_rows *h, int64_t n, int64_t r0,
+                                int64_t r1, int64_t bstride, int64_t K1, int64_t row_elems,
+                                float *scratch)
 {
     if (h->n != n || r0 < h->r0 || r0 >= h->r1) return r0;
     int64_t keep = vn_ops_min(h->r1, r1) - r0, off = (r0 - h->r0) * row_elems;
@@ -433,6 +434,7 @@ static int64_t keep_shared_rows(const held_rows *h, int64_t n, int64_t r0, int64
     for (int64_t i = 0; i < K1; i++) {
         int64_t kb = bstride <= h->bstride ? i : K1 - 1 - i;
         memmove(scratch + kb * bstride, scratch + kb * h->bstride + off, bytes);
+        vn_shadow_mark(core, scratch + kb * bstride, (int64_t)bytes); /* moved, not computed */
     }
     return r0 + keep;
 }
@@ -455,7 +457,8 @@ static void pooled_tile(vn_core *core, const direct_args *d, int64_t t, row_copy
     int64_t r0 = vn_ops_max(0, ph0 * q->s[1] - q->pb[1]);
     int64_t r1 = vn_ops_min(g->OH, ph0 * q->s[1] - q->pb[1] + pool_conv_rows(q, ph1 - ph0));
     tile_out out = {scratch, (r1 - r0) * g->OW * VN_C0, 0, r0 * g->OW};
-    int64_t first = keep_shared_rows(held, n, r0, r1, out.bstride, p->K1, g->OW * VN_C0, scratch);
+    int64_t first =
+        keep_shared_rows(core, held, n, r0, r1, out.bstride, p->K1, g->OW * VN_C0, scratch);
     for (int64_t r = first; r < r1; r++)
         for (int64_t pair = 0; pair < d->pairs; pair++)
             direct_tile(core, d, (tile_at){n, pair, r}, rc, r == first, NULL, &out);
