@@ -601,7 +601,7 @@ void vn_cube_load_a_(vn_core *core, vn_local dst, vn_mat src, int64_t m, int64_t
 void vn_cube_load_b_(vn_core *core, vn_local dst, vn_mat src, int64_t k, int64_t n, vn_site site);
 /* Hint that the rows x cols block of src will be loaded soon (the next tile's
  * vn_cube_load_a / _b): its lines are requested while the current mmads run,
- * one per k step of the micro-kernel, the newest hint first, so the load
+ * one every 4th k step of the micro-kernel, the newest hint first, so the load
  * finds them in L2 (the analogue of the MTE2 copy of tile t + 1 running
  * during the mmad of tile t). A load drops the hints it covers. No effect on
  * results or counters; checked mode validates the block as a load would. */

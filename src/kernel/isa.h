@@ -92,7 +92,7 @@ void vn_prefetch_queue_rows(const void *src, size_t row_bytes, int64_t rows, ptr
 /* Request the lines of `rows` rows now, all at once (vn_prefetch_mat_now). */
 void vn_prefetch_rows_now(const void *src, size_t row_bytes, int64_t rows, ptrdiff_t stride);
 /* Up to max_lines queued lines that are contiguous from *p, newest range
- * first, taken off the queue: the cube micro-kernel requests one per k step,
+ * first, taken off the queue: the cube micro-kernel requests one every 4th k step,
  * so the next tile streams in spread over the whole mmad. */
 int64_t vn_prefetch_take(int64_t max_lines, const char **p);
 /* Drop the queued ranges whose next line lies in [lo, hi): a load is copying
