@@ -50,8 +50,9 @@ static inline int64_t vn_ukr_pf_lines(int64_t kgroups)
 static inline __attribute__((always_inline)) void vn_ukr_next_tile_pf(const char *pf, int64_t npf,
                                                                       int64_t k)
 {
-    if (k % VN_UKR_PF_EVERY == 0 && k / VN_UKR_PF_EVERY < npf)
-        __builtin_prefetch(pf + 64 * (k / VN_UKR_PF_EVERY), 0, 2);
+    uint64_t g = (uint64_t)k; /* >= 0: the modulo and division are a mask and a shift */
+    if (g % VN_UKR_PF_EVERY == 0 && (int64_t)(g / VN_UKR_PF_EVERY) < npf)
+        __builtin_prefetch(pf + 64 * (g / VN_UKR_PF_EVERY), 0, 2);
 }
 
 /* pf, npf: lines of the next tile to request (to L2), one every

@@ -26,11 +26,13 @@ static vn_mat view(vn_gm g, int64_t off, int64_t rs, int64_t cs)
 
 typedef struct tile_pos {
     int64_t batch, m0, ml, n0, nl;
+    int64_t block; /* the launch block it came from */
 } tile_pos;
 
 static bool decode(const vn_gemm_plan *p, int64_t block, tile_pos *t)
 {
     int64_t per = p->mt * p->nt;
+    t->block = block;
     t->batch = block / per;
     int64_t r = block % per;
     t->m0 = (r / p->nt) * p->mb;
@@ -130,21 +132,31 @@ static void prefetch_dst(vn_core *core, const vn_gemm_kargs *g, const tile_pos *
 /* Prefetch distance of a fresh B panel's own stream, in k groups. */
 #define B_AHEAD 32
 
+/* Queue the lines of the pre-packed B panels holding columns [n0, n0 + nl),
+ * `elems` elements of each from k index k0 on. */
+static void queue_packed_panels(vn_core *core, const vn_gemm_plan *p, vn_gm pb, int64_t n0,
+                                int64_t nl, int64_t k0, int64_t elems)
+{
+    int64_t nr = p->s.nr, kp = p->s.kp, kpK = (p->d.K + kp - 1) / kp * kp;
+    vn_mat panels = vn_mat_make(pb, (n0 / nr) * nr * kpK + k0 * nr, nr * kpK, 1);
+    vn_prefetch_mat(core, panels, (nl + nr - 1) / nr, elems);
+}
+
 /* The first micro-panel of a tile's rows reads the tile's pre-packed B
  * block fresh from L3 or memory (it stays in L2 for the other rows), faster
  * than the hardware prefetcher brings it: hint each panel B_AHEAD k groups
- * ahead of the micro-kernel, which requests one queued line per k group, so
- * only where a panel's k group is one line (f32 with NR 16). Queued last, so
- * that each of that micro-panel's kernel calls takes its own panel's lines.
- * BERT's 128 x 3072 x 768, 1 thread: 1.2-1.6 % faster. */
+ * ahead of the micro-kernel, only where a panel's k group is one line (f32
+ * with NR 16). Queued last, so that each of that micro-panel's kernel calls
+ * takes its own panel's lines. BERT's 128 x 3072 x 768, 1 thread: 1.2-1.6 %
+ * faster, measured when the kernels requested a queued line every k group;
+ * since they request one every VN_UKR_PF_EVERY groups the hints trail the
+ * stream they lead (AVX2 cold B: 96 -> 104 and 94 -> 91 GFLOP/s overall). */
 static void prefetch_fresh_b(vn_core *core, const vn_gemm_plan *p, const vn_gm *pb,
                              const tile_pos *t, int64_t kc0, int64_t kl)
 {
     int64_t nr = p->s.nr, kp = p->s.kp, step = nr * kp, groups = (kl + kp - 1) / kp;
     if (step * (int64_t)vn_dtype_size(pb->dtype) != 64 || groups <= B_AHEAD) return;
-    int64_t kpK = (p->d.K + kp - 1) / kp * kp, panels = (t->nl + nr - 1) / nr;
-    int64_t off = (t->n0 / nr) * nr * kpK + kc0 * nr + B_AHEAD * step;
-    vn_prefetch_mat(core, vn_mat_make(*pb, off, nr * kpK, 1), panels, (groups - B_AHEAD) * step);
+    queue_packed_panels(core, p, *pb, t->n0, t->nl, kc0 + B_AHEAD * kp, (groups - B_AHEAD) * step);
 }
 
 /* A pre-packed B block comes from memory the first time a tile reads it (a
@@ -161,16 +173,13 @@ static void prefetch_next_b(vn_core *core, const vn_gemm_kargs *g, const tile_po
     tile_pos next = *t;
     int64_t k1 = kc0 + p->kc;
     if (k1 >= p->d.K) {
-        int64_t per = p->mt * p->nt, workers = vn_device_num_workers(p->device);
-        int64_t block = t->batch * per + (t->m0 / p->mb) * p->nt + t->n0 / p->nb + workers;
-        if (block >= p->d.batch * per || !decode(p, block, &next)) return;
+        int64_t block = t->block + vn_device_num_workers(p->device);
+        if (block >= p->d.batch * p->mt * p->nt || !decode(p, block, &next)) return;
         k1 = 0;
     }
-    int64_t nr = p->s.nr, kp = p->s.kp, kpK = (p->d.K + kp - 1) / kp * kp;
-    int64_t kl = min64(p->kc, p->d.K - k1), panels = (next.nl + nr - 1) / nr;
-    vn_gm pb = packed_b(g, next.batch, NULL);
-    int64_t off = (next.n0 / nr) * nr * kpK + k1 * nr;
-    vn_prefetch_mat(core, vn_mat_make(pb, off, nr * kpK, 1), panels, (kl + kp - 1) / kp * kp * nr);
+    int64_t kp = p->s.kp, kl = min64(p->kc, p->d.K - k1);
+    queue_packed_panels(core, p, packed_b(g, next.batch, NULL), next.n0, next.nl, k1,
+                        (kl + kp - 1) / kp * kp * p->s.nr);
 }
 
 /* Whether this run reads A in place: against a pre-packed B, or against
@@ -325,7 +334,7 @@ static void gemv_tile(vn_core *core, const vn_gemm_kargs *g, int64_t block, vn_l
 {
     const vn_gemm_plan *p = g->p;
     const vn_gemm_desc *d = &p->d;
-    tile_pos t = {block / p->gv_nt, 0, 1, (block % p->gv_nt) * p->gv_nb, 0};
+    tile_pos t = {block / p->gv_nt, 0, 1, (block % p->gv_nt) * p->gv_nb, 0, block};
     t.nl = min64(p->gv_nb, d->N - t.n0);
     if (t.nl <= 0) return;
     int64_t nr = p->s.nr, width = (t.nl + nr - 1) / nr * nr;
