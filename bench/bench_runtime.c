@@ -22,7 +22,7 @@ static void empty_kernel(vn_core *core, const void *args)
 
 static vn_launch_desc empty_desc(void)
 {
-    vn_launch_desc d = {empty_kernel, "empty", 1, NULL, -1};
+    vn_launch_desc d = {empty_kernel, "empty", 1, NULL, -1, 0};
     return d;
 }
 

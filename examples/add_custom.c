@@ -209,7 +209,7 @@ static int run(const options *o, float *x, float *y, float *z, int64_t n)
     args.bug = o->bug;
     /* per block: whole 32-byte blocks, so only the last block has a tail */
     args.per_block = ((n + blocks - 1) / blocks + 7) / 8 * 8;
-    vn_launch_desc desc = {add_custom_kernel, "add_custom", blocks, &args, o->checked ? 1 : -1};
+    vn_launch_desc desc = {add_custom_kernel, "add_custom", blocks, &args, o->checked ? 1 : -1, 0};
     vn_kernel_counters k;
     vn_status st = vn_launch(dev, &desc, &k);
     if (st != VN_OK) {

@@ -72,6 +72,27 @@ int32_t vn_block_num(const vn_core *core);
 int64_t vn_core_arena_size(const vn_core *core, vn_arena arena);
 /* Tell checked mode which tile / loop iteration is running (shown in errors). */
 void vn_set_loop(vn_core *core, int64_t index);
+/* ---- shared tiles (a launch whose vn_launch_desc.tiles > 0) ---------------
+ * Tiles [0, tiles) start cut into block_dim contiguous shares, block b's
+ * being [b * tiles / block_dim, (b + 1) * tiles / block_dim) (as even as
+ * whole tiles allow). vn_tile_next hands a block its own share's tiles in
+ * increasing order, then, once that is done, tiles taken one at a time from
+ * the end of the share with the most left (in decreasing order): a worker
+ * slowed by another process does fewer tiles instead of holding up the
+ * launch. Every tile runs exactly once. In checked mode a block keeps to its
+ * own share, so the failure reported is the same from run to run. */
+#define VN_MAX_TILE_SHARES 256
+/* The next tile of this block into *tile (also its loop index for errors,
+ * as vn_set_loop); false when none is left. */
+bool vn_tile_next(vn_core *core, int64_t *tile);
+/* Whether tile + 1 is probably this block's next tile (both lie in its own
+ * share): for hints such as prefetching the next tile's data. */
+bool vn_tile_followed(const vn_core *core, int64_t tile);
+/* This block's share as the launch cut it: [*begin, *end). Tiles outside it
+ * came from another share (a kernel's hints about the tiles it runs next
+ * hold only inside). */
+void vn_tile_home(const vn_core *core, int64_t *begin, int64_t *end);
+
 /* Complete every pending copy of this block (the hardware's PipeBarrier): for
  * scalar code that reads or writes a queue buffer outside the queue protocol. */
 void vn_pipe_barrier(vn_core *core);
@@ -754,6 +775,9 @@ typedef struct vn_launch_desc {
     const void *args; /* read-only for the kernel; must outlive the launch */
     /* -1: the device's mode (and VINCI_CHECKED); 0: release; 1: checked. */
     int32_t checked;
+    /* > 0: the blocks share tiles [0, tiles) (vn_tile_next); block_dim is
+     * then at most VN_MAX_TILE_SHARES. 0: no shared tiles. */
+    int64_t tiles;
 } vn_launch_desc;
 
 /* sum += c: byte and operation counts and wall time add up, scratch high-water
@@ -775,7 +799,7 @@ vn_status vn_launch_async(vn_stream *stream, const vn_launch_desc *desc, size_t 
 
 /* Convenience: VN_LAUNCH(dev, my_kernel, 8, &args, &counters). */
 #define VN_LAUNCH(device, kernel_fn, block_dim, args, counters)                                    \
-    vn_launch(device, &(vn_launch_desc){kernel_fn, #kernel_fn, block_dim, args, -1}, counters)
+    vn_launch(device, &(vn_launch_desc){kernel_fn, #kernel_fn, block_dim, args, -1, 0}, counters)
 
 /* Fail the block from kernel code with a message (an operator's runtime error). */
 #define vn_kernel_fail(core, ...) vn_kernel_fail_(core, VN_HERE, __VA_ARGS__)

@@ -14,6 +14,7 @@
 #define VINCI_KERNEL_CORE_INTERNAL_H
 
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "vinci/kernel.h"
@@ -47,6 +48,18 @@ struct vn_queue {
     vn_site slot_site[VN_MAX_QUEUE_BUFFERS];
 };
 
+/* One block's share of a launch's shared tiles (tiles.c): the tiles still
+ * to run are [front, end), front in the low 32 bits of `range`, end in the
+ * high 32. The owner moves front up, other blocks move end down; a line of
+ * its own, so that the owner's claims do not bounce another share's line. */
+typedef struct vn_tile_share {
+    _Atomic uint64_t range;
+    char pad[64 - sizeof(uint64_t)];
+} vn_tile_share;
+
+/* Cut `tiles` tiles into `blocks` contiguous shares (shares[b] for block b). */
+void vn_tile_shares_init(vn_tile_share *shares, int32_t blocks, int64_t tiles);
+
 /* A pending asynchronous copy (xfer.c). */
 typedef struct vn_xfer {
     uint8_t *dst;
@@ -59,7 +72,10 @@ struct vn_core {
     int32_t block_idx, block_num;
     bool checked;
     const char *kernel_name;
-    int64_t loop; /* -1 when the kernel never called vn_set_loop */
+    int64_t loop;          /* -1 when the kernel never called vn_set_loop */
+    vn_tile_share *shares; /* the launch's shared tiles (block_num shares), or NULL */
+    int64_t tiles;         /* how many (vn_launch_desc.tiles) */
+    bool tile_steal;       /* a block takes tiles of other shares after its own (not checked) */
 
     uint8_t *arena[VN_ARENA_COUNT];
     int64_t arena_size[VN_ARENA_COUNT];

@@ -42,6 +42,7 @@ typedef struct launch_ctx {
     bool checked;
     atomic_int first_fail; /* lowest failing block so far, INT32_MAX if none */
     worker_record *records;
+    vn_tile_share *shares; /* desc->tiles > 0: one per block (tiles.c) */
 } launch_ctx;
 
 static double now_ms(void)
@@ -69,6 +70,9 @@ static void reset_core(vn_core *core, launch_ctx *lc, int32_t worker, int32_t bl
     core->checked = lc->checked;
     core->kernel_name = lc->desc->name ? lc->desc->name : "(unnamed)";
     core->loop = -1;
+    core->shares = lc->shares;
+    core->tiles = lc->desc->tiles;
+    core->tile_steal = !lc->checked;
     for (int a = 0; a < VN_ARENA_COUNT; a++) {
         core->arena[a] = vn_device_arena(lc->device, worker, (vn_arena)a);
         core->arena_size[a] = vn_device_arena_size(lc->device, (vn_arena)a);
@@ -155,6 +159,27 @@ static void init_records(worker_record *records, int32_t workers)
     }
 }
 
+#define LINE 64
+
+static size_t round_line(size_t bytes)
+{
+    return (bytes + LINE - 1) / LINE * LINE;
+}
+
+/* Bytes of the shares of a launch's shared tiles (0: it shares none). */
+static size_t shares_bytes(const vn_launch_desc *desc)
+{
+    return desc->tiles > 0 ? (size_t)desc->block_dim * sizeof(vn_tile_share) : 0;
+}
+
+/* The shares at `at` (64-byte aligned), cut for the launch; none without shared tiles. */
+static void attach_shares(launch_ctx *lc, void *at)
+{
+    if (!shares_bytes(lc->desc)) return;
+    lc->shares = at;
+    vn_tile_shares_init(lc->shares, lc->desc->block_dim, lc->desc->tiles);
+}
+
 static vn_status validate(const vn_launch_desc *desc)
 {
     if (!desc) return vn_error(VN_ERR_INVALID_ARG, "vn_launch", "desc is NULL");
@@ -165,6 +190,13 @@ static vn_status validate(const vn_launch_desc *desc)
     if (desc->block_dim < 1 || desc->block_dim > 65535)
         return vn_error(VN_ERR_INVALID_ARG, "vn_launch",
                         "kernel %s: block_dim %d is not in 1..65535", name, (int)desc->block_dim);
+    if (desc->tiles < 0 || desc->tiles > INT32_MAX ||
+        (desc->tiles > 0 && desc->block_dim > VN_MAX_TILE_SHARES))
+        return vn_error(VN_ERR_INVALID_ARG, "vn_launch",
+                        "kernel %s: tiles %lld is not in 0..%d, or block_dim %d of shared tiles "
+                        "exceeds %d",
+                        name, (long long)desc->tiles, INT32_MAX, (int)desc->block_dim,
+                        VN_MAX_TILE_SHARES);
     if (desc->checked < -1 || desc->checked > 1)
         return vn_error(VN_ERR_INVALID_ARG, "vn_launch",
                         "kernel %s: checked %d is not -1 (device), 0 or 1", name,
@@ -199,17 +231,20 @@ vn_status vn_launch(vn_device *device, const vn_launch_desc *desc, vn_kernel_cou
     launch_ctx lc = {.device = device, .desc = desc};
     lc.checked = desc->checked == -1 ? vn_device_checked(device) : desc->checked == 1;
     atomic_init(&lc.first_fail, INT32_MAX);
-    lc.records = calloc((size_t)workers, sizeof *lc.records);
+    size_t records = round_line((size_t)workers * sizeof *lc.records);
+    lc.records = vn_aligned_alloc(records + shares_bytes(desc), LINE);
     if (!lc.records)
         return vn_error(VN_ERR_OUT_OF_MEMORY, "vn_launch", "cannot allocate %d worker records",
                         (int)workers);
+    memset(lc.records, 0, records);
     init_records(lc.records, workers);
+    attach_shares(&lc, (char *)lc.records + records);
 
     double t0 = now_ms();
     st = vn_device_run_blocks_ex(device, desc->block_dim, launch_block, &lc, block_stats);
     double wall = now_ms() - t0;
     if (st == VN_OK) st = finish(&lc, workers, wall, counters);
-    free(lc.records);
+    vn_aligned_free(lc.records);
     return st;
 }
 
@@ -220,8 +255,6 @@ typedef struct async_launch {
     vn_launch_desc desc; /* desc.args points into this allocation when copied */
     char name[64];
 } async_launch;
-
-#define ARGS_ALIGN 64
 
 /* "kernel K, block B, loop L: call ..." -> "loop L: call ...": the stream's
  * error already names the task, kernel and block. */
@@ -260,8 +293,8 @@ static async_launch *async_new(vn_device *device, const vn_launch_desc *desc, si
 {
     int32_t workers = vn_device_num_worker_ids(device);
     size_t records = sizeof(async_launch) + (size_t)workers * sizeof(worker_record);
-    size_t args_at = (records + ARGS_ALIGN - 1) / ARGS_ALIGN * ARGS_ALIGN;
-    async_launch *al = vn_aligned_alloc(args_at + args_size, ARGS_ALIGN);
+    size_t args_at = round_line(records), shares_at = round_line(args_at + args_size);
+    async_launch *al = vn_aligned_alloc(shares_at + shares_bytes(desc), LINE);
     if (!al) return NULL;
     memset(al, 0, records);
     al->desc = *desc;
@@ -277,6 +310,7 @@ static async_launch *async_new(vn_device *device, const vn_launch_desc *desc, si
     atomic_init(&al->lc.first_fail, INT32_MAX);
     al->lc.records = (worker_record *)(al + 1);
     init_records(al->lc.records, workers);
+    attach_shares(&al->lc, (char *)al + shares_at);
     return al;
 }
 

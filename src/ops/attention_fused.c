@@ -394,7 +394,7 @@ static vn_status fa_run(const vn_op_run_ctx *ctx)
                  vn_gm_make(ctx->outputs[0].data, VN_F32, vn_desc_numel(&ctx->outputs[0].desc)),
                  vn_gm_make(ctx->workspace, VN_F32, p->blocks * (p->ws_s + p->ws_o))};
     if (p->has_mask) a.mask = vn_gm_make(in[3].data, VN_F32, vn_desc_numel(&in[3].desc));
-    vn_launch_desc d = {fa_kernel, "vn_fused_attention", (int32_t)p->blocks, &a, -1};
+    vn_launch_desc d = {fa_kernel, "vn_fused_attention", (int32_t)p->blocks, &a, -1, 0};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

@@ -125,8 +125,8 @@ static vn_status cast_run(const vn_op_run_ctx *ctx)
                    vn_desc_numel(&ctx->outputs[0].desc),
                    0};
     a.tiles = vn_ops_div_up(a.n, CHUNK);
-    vn_launch_desc d = {cast_kernel, "vn_cast", vn_ops_block_dim(ctx->device, a.tiles, CHUNK), &a,
-                        -1};
+    vn_launch_desc d = {cast_kernel, "vn_cast", vn_ops_block_dim(ctx->device, a.tiles, CHUNK),
+                        &a,          -1,        0};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

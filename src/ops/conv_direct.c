@@ -521,49 +521,68 @@ static const float *next_weights(const direct_args *d, int64_t t, tile_at at, in
     return nx.pair == at.pair ? NULL : pair_weights(d, nx.pair);
 }
 
+/* The depthwise tile t: (image, channel block, band), band fastest. */
+static dw_at dw_tile_of(const direct_args *d, int64_t t, int64_t bands)
+{
+    return (dw_at){t / bands / d->p->C1, t / bands % d->p->C1, t % bands};
+}
+
+/* Tiles through an L1 scratch, pooled from there (a fused pool or GAP). */
+static void pooled_kernel(vn_core *core, const direct_args *d, row_copy *rc, int64_t begin,
+                          int64_t end)
+{
+    const vn_conv_plan *p = d->p;
+    int64_t elems = p->pooled ? p->K1 * pool_conv_rows(&p->pool, d->pool_rows) * p->g.OW * VN_C0
+                              : d->ncb_max * p->g.OH * p->g.OW * VN_C0;
+    float *scratch = vn_ptr(float, vn_buf_new(core, VN_B1, elems, VN_F32));
+    held_rows held = {-1, 0, 0, 0};
+    for (int64_t t; vn_tile_next(core, &t);) {
+        if (p->pooled)
+            pooled_tile(core, d, t, rc, scratch, &held);
+        else
+            gap_tile(core, d, t, t >= begin ? end : 0, rc, scratch); /* hints: own share */
+    }
+}
+
+/* Tiles come from vn_tile_next: this block's share in order, then tiles
+ * taken from the end of a slower block's share. The hints about what a
+ * block runs next (next_weights, gap_tile) hold inside its own share. */
 static void conv_kernel(vn_core *core, const void *args)
 {
     const direct_args *d = args;
     int64_t begin, end;
-    vn_ops_split(d->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    vn_tile_home(core, &begin, &end);
     bool dw = d->p->algo == VN_CONV_ALGO_DEPTHWISE;
     row_copy rc = {NULL, NULL, 0};
     /* row copies in UB; a gathered flat chunk of every input block in L1, the cube's staging */
     vn_position pos = d->gather || d->img_in_l1 ? VN_B1 : VN_VECCALC;
     if (d->pad_w > 0 || d->gather)
         rc.buf = vn_ptr(void, vn_buf_new(core, pos, d->buf_elems, d->bf16 ? VN_U16 : VN_F32));
-    if (d->p->pooled || d->p->gap) { /* tiles through an L1 scratch, pooled from there */
-        const vn_conv_plan *p = d->p;
-        int64_t elems = p->pooled ? p->K1 * pool_conv_rows(&p->pool, d->pool_rows) * p->g.OW * VN_C0
-                                  : d->ncb_max * p->g.OH * p->g.OW * VN_C0;
-        float *scratch = vn_ptr(float, vn_buf_new(core, VN_B1, elems, VN_F32));
-        held_rows held = {-1, 0, 0, 0};
-        for (int64_t t = begin; t < end; t++) {
-            vn_set_loop(core, t);
-            if (p->pooled)
-                pooled_tile(core, d, t, rc.buf ? &rc : NULL, scratch, &held);
-            else
-                gap_tile(core, d, t, end, rc.buf ? &rc : NULL, scratch);
-        }
+    if (d->p->pooled || d->p->gap) {
+        pooled_kernel(core, d, rc.buf ? &rc : NULL, begin, end);
         return;
     }
     int64_t held = -1; /* the weights the previous tile read */
-    /* depthwise tiles are (n, c1, band), band fastest: decoded once, then
-     * stepped (the divisions were a tenth of a 7 x 7 layer's time) */
-    int64_t bands = dw ? vn_ops_div_up(d->p->g.OH, d->rows) : 1;
-    dw_at at_dw = {begin / bands / d->p->C1, begin / bands % d->p->C1, begin % bands};
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    /* depthwise tiles are (n, c1, band), band fastest: decoded where a tile
+     * does not follow the last, else stepped (the divisions were a tenth of
+     * a 7 x 7 layer's time) */
+    int64_t bands = dw ? vn_ops_div_up(d->p->g.OH, d->rows) : 1, last = -2;
+    dw_at at_dw = {0, 0, 0};
+    for (int64_t t; vn_tile_next(core, &t); last = t) {
         if (dw) {
-            dw_tile(core, d, at_dw);
-            if (++at_dw.band == bands && (at_dw.band = 0, ++at_dw.c1 == d->p->C1))
+            if (t != last + 1) {
+                at_dw = dw_tile_of(d, t, bands);
+            } else if (++at_dw.band == bands && (at_dw.band = 0, ++at_dw.c1 == d->p->C1)) {
                 at_dw.c1 = 0, at_dw.n++;
+            }
+            dw_tile(core, d, at_dw);
             continue;
         }
         /* rows_outer weights are small and stay in L2 after the first pass */
         tile_at at = tile_of(d, t);
         bool cold = at.pair != held && (held < 0 || !d->rows_outer);
-        direct_tile(core, d, at, rc.buf ? &rc : NULL, cold, next_weights(d, t, at, end), NULL);
+        const float *next = t >= begin && t < end ? next_weights(d, t, at, end) : NULL;
+        direct_tile(core, d, at, rc.buf ? &rc : NULL, cold, next, NULL);
         held = at.pair;
     }
 }
@@ -854,9 +873,10 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
      * the FMA rate, and a 7 x 7 map of 960 channels (15 us) was 1 block. */
     int64_t per_elem = dw ? 2 : 8;
     int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / per_elem));
-    vn_launch_desc ld = {conv_kernel,
-                         p->algo == VN_CONV_ALGO_DEPTHWISE ? "vn_conv_depthwise" : "vn_conv_direct",
-                         blocks, &d, -1};
+    vn_launch_desc ld = {
+        conv_kernel, p->algo == VN_CONV_ALGO_DEPTHWISE ? "vn_conv_depthwise" : "vn_conv_direct",
+        blocks,      &d,
+        -1,          d.tiles};
     vn_status st = vn_launch(p->device, &ld, counters);
     if (st == VN_OK && counters) count_bytes(p, counters);
     return st;

@@ -201,7 +201,7 @@ vn_status vn_conv_dw_fused_run(const vn_conv_plan *p, const float *x, const floa
     if (d.tiles == 0) return VN_OK;
     int64_t work = d.rows * p->g.OW * d.ncb * VN_C0 * p->g.C; /* MACs of a tile, about */
     int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / 8));
-    vn_launch_desc ld = {dw_fused_kernel, "vn_conv_dw_fused", blocks, &d, -1};
+    vn_launch_desc ld = {dw_fused_kernel, "vn_conv_dw_fused", blocks, &d, -1, 0};
     vn_status st = vn_launch(p->device, &ld, counters);
     if (st == VN_OK && counters) {
         const vn_conv_geom *g = &p->g, *dw = &p->dw;

@@ -197,8 +197,8 @@ vn_status vn_conv_act_run(const vn_conv_plan *p, float *y, int64_t n)
     act_args a = {p, y, n};
     int64_t chunks = vn_ops_div_up(n, ACT_CHUNK);
     if (chunks == 0) return VN_OK;
-    vn_launch_desc ld = {act_kernel, "vn_conv_act", vn_ops_block_dim(p->device, chunks, ACT_CHUNK),
-                         &a, -1};
+    vn_launch_desc ld = {
+        act_kernel, "vn_conv_act", vn_ops_block_dim(p->device, chunks, ACT_CHUNK), &a, -1, 0};
     return vn_launch(p->device, &ld, NULL);
 }
 
@@ -213,8 +213,9 @@ static vn_status run_image(const vn_conv_plan *p, const float *x, const float *w
     if (p->algo == VN_CONV_ALGO_IM2COL) {
         col_args ca = {g, x, col};
         int64_t rows = g->C * g->KH * g->KW;
-        vn_launch_desc ld = {col_kernel, "vn_conv_im2col",
-                             vn_ops_block_dim(p->device, rows, g->OH * g->OW), &ca, -1};
+        vn_launch_desc ld = {
+            col_kernel, "vn_conv_im2col", vn_ops_block_dim(p->device, rows, g->OH * g->OW), &ca, -1,
+            0};
         st = vn_launch(p->device, &ld, counters);
         b = col;
     }

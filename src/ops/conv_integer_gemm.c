@@ -241,8 +241,12 @@ static vn_status ci_image(const vn_op_run_ctx *ctx, const vn_gemm_plan *gp, cons
     if (!p->in_place) {
         int64_t rows = g->C * g->KH * g->KW;
         ci_col_args ca = {g, x, ws, (uint8_t)xzp};
-        vn_launch_desc ld = {ci_col_kernel, "vn_conv_integer_im2col",
-                             vn_ops_block_dim(ctx->device, rows, P), &ca, -1};
+        vn_launch_desc ld = {ci_col_kernel,
+                             "vn_conv_integer_im2col",
+                             vn_ops_block_dim(ctx->device, rows, P),
+                             &ca,
+                             -1,
+                             0};
         st = vn_launch(ctx->device, &ld, &c[0]);
         a = ws;
     }
@@ -251,8 +255,12 @@ static vn_status ci_image(const vn_op_run_ctx *ctx, const vn_gemm_plan *gp, cons
     ci_fin_args fa = *fin;
     fa.sums = sums, fa.n = n;
     vn_launch_desc lf = {
-        ci_fin_kernel, "vn_conv_integer_finish",
-        vn_ops_block_dim(ctx->device, g->G * vn_ops_div_up(P, FIN_PIX), FIN_PIX * kg), &fa, -1};
+        ci_fin_kernel,
+        "vn_conv_integer_finish",
+        vn_ops_block_dim(ctx->device, g->G * vn_ops_div_up(P, FIN_PIX), FIN_PIX * kg),
+        &fa,
+        -1,
+        0};
     if (st == VN_OK) st = vn_launch(ctx->device, &lf, &c[2]);
     for (int i = 0; i < 3 && st == VN_OK && ctx->counters; i++)
         vn_kernel_counters_add(ctx->counters, &c[i]);

@@ -42,10 +42,7 @@ static void input_kernel(vn_core *core, const void *args)
     const wino_args *w = args;
     const vn_conv_plan *p = w->p;
     const vn_conv_geom *g = &p->g;
-    int64_t begin, end;
-    vn_ops_split(w->tasks, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t th = t % w->TH, ib = (t / w->TH) % p->C1, n = t / (w->TH * p->C1);
         int64_t tile = (n * w->TH + th) * w->TW;
         vn_wino_in_args a = {.x = w->x + (n * p->C1 + ib) * g->IH * g->IW * VN_C0,
@@ -108,12 +105,11 @@ static void gemm_kernel(vn_core *core, const void *args)
 {
     const wino_args *w = args;
     const vn_conv_plan *p = w->p;
-    int64_t begin, end, cin = p->g.C, held = -1;
-    vn_ops_split(w->tasks, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    int64_t cin = p->g.C, held = -1;
     uint16_t *buf =
         p->bf16 ? vn_ptr(uint16_t, vn_buf_new(core, VN_B1, p->C1 * CHUNK * VN_C0, VN_U16)) : NULL;
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    const float *slab_held = NULL; /* the slab the last task read */
+    for (int64_t t; vn_tile_next(core, &t);) {
         wino_task k = task_of(w, t);
         int64_t pt = k.pt, chunk = k.chunk, ob = k.pair * w->ncb_max;
         int64_t col0 = chunk * CHUNK, cols = vn_ops_min(CHUNK, w->NT - col0);
@@ -131,10 +127,11 @@ static void gemm_kernel(vn_core *core, const void *args)
         a.y = w->m + ((pt * p->K1 + ob) * w->NT + col0) * VN_C0;
         a.y_bstride = w->NT * VN_C0;
         /* f32: a slab serves its chunks in turn; bf16 (chunks outer) rereads it a round later */
-        a.w_cold = p->bf16 || t == begin || chunk == 0;
-        /* f32: the next task's slab when it starts one (its first chunk) */
+        a.w_cold = p->bf16 || a.w != slab_held;
+        slab_held = a.w;
+        /* f32: the next task's slab when it starts one (its first chunk), in this block's share */
         wino_task nx = task_of(w, t + 1);
-        if (!p->bf16 && t + 1 < end && nx.chunk == 0) a.w_next = slab_of(w, nx);
+        if (!p->bf16 && vn_tile_followed(core, t) && nx.chunk == 0) a.w_next = slab_of(w, nx);
         if (p->bf16) {
             a.x16 = bf16_chunk(w, pt, col0, cols, buf, &held);
             a.x_bstride = CHUNK * VN_C0;
@@ -154,10 +151,8 @@ static void output_kernel(vn_core *core, const void *args)
     const wino_args *w = args;
     const vn_conv_plan *p = w->p;
     const vn_conv_geom *g = &p->g;
-    int64_t begin, end, plane = g->OH * g->OW * VN_C0, real = g->K - (p->K1 - 1) * VN_C0;
-    vn_ops_split(w->tasks, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    int64_t plane = g->OH * g->OW * VN_C0, real = g->K - (p->K1 - 1) * VN_C0;
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t th = t % w->TH, ob = (t / w->TH) % p->K1, n = t / (w->TH * p->K1);
         int64_t tile = (n * w->TH + th) * w->TW, off = (n * p->K1 + ob) * plane;
         vn_wino_out_args a = {.m = w->m + (ob * w->NT + tile) * VN_C0,
@@ -186,7 +181,7 @@ static vn_status launch(const wino_args *w, vn_kernel_fn fn, const char *name, i
                         vn_kernel_counters *counters)
 {
     int32_t blocks = vn_ops_block_dim(w->p->device, w->tasks, vn_ops_max(1, work));
-    vn_launch_desc ld = {fn, name, blocks, w, -1};
+    vn_launch_desc ld = {fn, name, blocks, w, -1, w->tasks};
     return vn_launch(w->p->device, &ld, counters);
 }
 

@@ -177,6 +177,6 @@ vn_status vn_convt_col2im(vn_device *device, const vn_convt_plan *p, const float
     col2im_args a = {p, vn_gm_make((void *)col, VN_F32, ncol),
                      vn_gm_make((void *)bias, VN_F32, bias ? g->M : 0),
                      vn_ops_output_gm(y, VN_F32, ny)};
-    vn_launch_desc d = {col2im_kernel, "conv_transpose_col2im", p->block_dim, &a, -1};
+    vn_launch_desc d = {col2im_kernel, "conv_transpose_col2im", p->block_dim, &a, -1, 0};
     return vn_launch(device, &d, counters);
 }

@@ -279,6 +279,6 @@ vn_status vn_fused_execute(vn_device *device, const vn_fused_plan *p, const vn_t
     for (int32_t i = 0; i < p->prog.num_inputs; i++)
         a.in[i] = vn_gm_make(inputs[i].data, p->io, vn_desc_numel(&inputs[i].desc));
     a.out = vn_ops_output_gm(out->data, p->io, p->numel);
-    vn_launch_desc d = {fused_kernel, "fused_elementwise", p->block_dim, &a, -1};
+    vn_launch_desc d = {fused_kernel, "fused_elementwise", p->block_dim, &a, -1, 0};
     return vn_launch(device, &d, counters);
 }

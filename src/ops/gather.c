@@ -107,7 +107,7 @@ static vn_status gather_run(const vn_op_run_ctx *ctx)
     const gather_plan *p = ctx->plan;
     if (p->tiles == 0) return VN_OK;
     gather_args a = {p, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data};
-    vn_launch_desc d = {gather_kernel, "vn_gather", p->block_dim, &a, -1};
+    vn_launch_desc d = {gather_kernel, "vn_gather", p->block_dim, &a, -1, 0};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

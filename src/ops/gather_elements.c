@@ -114,7 +114,7 @@ static vn_status ge_run(const vn_op_run_ctx *ctx)
     if (p->tiles == 0) return VN_OK;
     ge_args a = {p, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data,
                  ctx->inputs[0].desc.dims[p->axis]};
-    vn_launch_desc d = {ge_kernel, "vn_gather_elements", p->block_dim, &a, -1};
+    vn_launch_desc d = {ge_kernel, "vn_gather_elements", p->block_dim, &a, -1, 0};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

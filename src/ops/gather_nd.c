@@ -119,7 +119,7 @@ static vn_status gnd_run(const vn_op_run_ctx *ctx)
     const gnd_plan *p = ctx->plan;
     if (p->tiles == 0) return VN_OK;
     gnd_args a = {p, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data};
-    vn_launch_desc d = {gnd_kernel, "vn_gather_nd", p->block_dim, &a, -1};
+    vn_launch_desc d = {gnd_kernel, "vn_gather_nd", p->block_dim, &a, -1, 0};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

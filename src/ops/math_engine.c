@@ -191,6 +191,6 @@ vn_status vn_math_run(const vn_op_run_ctx *ctx)
     a.p = p;
     for (int32_t k = 0; k < p->num_inputs; k++) a.in[k] = ctx->inputs[p->src[k]].data;
     a.out = ctx->outputs[0].data;
-    vn_launch_desc d = {math_kernel, ctx->def->name, p->block_dim, &a, -1};
+    vn_launch_desc d = {math_kernel, ctx->def->name, p->block_dim, &a, -1, 0};
     return vn_launch(ctx->device, &d, ctx->counters);
 }

@@ -112,7 +112,7 @@ static vn_status cumsum_run(const vn_op_run_ctx *ctx)
 {
     const cumsum_plan *p = ctx->plan;
     cumsum_args a = {p, ctx->inputs[0].data, ctx->outputs[0].data};
-    vn_launch_desc d = {cumsum_kernel, "vn_cumsum", p->block_dim, &a, -1};
+    vn_launch_desc d = {cumsum_kernel, "vn_cumsum", p->block_dim, &a, -1, 0};
     return p->lines ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

@@ -113,7 +113,7 @@ static vn_status det_run(const vn_op_run_ctx *ctx)
 {
     const det_plan *p = ctx->plan;
     det_args a = {p, ctx->inputs[0].data, ctx->outputs[0].data, ctx->workspace};
-    vn_launch_desc d = {det_kernel, "vn_det", p->block_dim, &a, -1};
+    vn_launch_desc d = {det_kernel, "vn_det", p->block_dim, &a, -1, 0};
     return p->count > 0 ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

@@ -250,7 +250,7 @@ static vn_status einsum_run(const vn_op_run_ctx *ctx)
     a.p = p;
     for (int32_t i = 0; i < p->ni; i++) a.in[i] = ctx->inputs[i].data;
     a.y = ctx->outputs[0].data;
-    vn_launch_desc d = {einsum_kernel, "vn_einsum", p->block_dim, &a, -1};
+    vn_launch_desc d = {einsum_kernel, "vn_einsum", p->block_dim, &a, -1, 0};
     return p->tiles ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

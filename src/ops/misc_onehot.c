@@ -106,7 +106,7 @@ static vn_status onehot_run(const vn_op_run_ctx *ctx)
 {
     const onehot_plan *p = ctx->plan;
     onehot_args a = {p, ctx->inputs[0].data, ctx->inputs[2].data, ctx->outputs[0].data};
-    vn_launch_desc d = {onehot_kernel, "vn_onehot", p->block_dim, &a, -1};
+    vn_launch_desc d = {onehot_kernel, "vn_onehot", p->block_dim, &a, -1, 0};
     return p->lines ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

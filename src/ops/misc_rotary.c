@@ -159,7 +159,7 @@ static vn_status rope_run(const vn_op_run_ctx *ctx)
                    has_pid ? ctx->inputs[3].desc.dtype : VN_I64,
                    ctx->outputs[0].data,
                    &bad};
-    vn_launch_desc d = {rope_kernel, "vn_rotary_embedding", p->block_dim, &a, -1};
+    vn_launch_desc d = {rope_kernel, "vn_rotary_embedding", p->block_dim, &a, -1, 0};
     vn_status st = p->B * p->S > 0 ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
     if (st == VN_OK && atomic_load(&bad))
         st = vn_error(VN_ERR_INVALID_ARG, "RotaryEmbedding",

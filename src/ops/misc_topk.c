@@ -144,7 +144,7 @@ static vn_status topk_run(const vn_op_run_ctx *ctx)
     if (p->lines == 0 || p->k == 0) return VN_OK;
     topk_args a = {p, ctx->inputs[0].data, ctx->outputs[0].data, ctx->outputs[1].data,
                    ctx->workspace};
-    vn_launch_desc d = {topk_kernel, "vn_topk", p->block_dim, &a, -1};
+    vn_launch_desc d = {topk_kernel, "vn_topk", p->block_dim, &a, -1, 0};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

@@ -68,8 +68,8 @@ static vn_status trilu_run(const vn_op_run_ctx *ctx)
         a.k = vn_cast_load_i64(ctx->inputs[1].desc.dtype, ctx->inputs[1].data, 0);
     a.rows = vn_desc_numel(x) / vn_ops_max(1, a.N);
     a.upper = ((const int64_t *)ctx->plan)[0] != 0;
-    vn_launch_desc d = {trilu_kernel, "vn_trilu", vn_ops_block_dim(ctx->device, a.rows, a.N), &a,
-                        -1};
+    vn_launch_desc d = {trilu_kernel, "vn_trilu", vn_ops_block_dim(ctx->device, a.rows, a.N),
+                        &a,           -1,         0};
     return a.rows ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

@@ -108,6 +108,6 @@ vn_status vn_pool_run_bytes(vn_device *device, const vn_pool_plan *p, const void
     int64_t tasks = p->planes * g->out[0] * a.bands;
     if (tasks == 0 || g->out[2] == 0) return VN_OK;
     int32_t blocks = vn_ops_block_dim(device, tasks, a.rows * row * g->k[0] * g->k[1] * g->k[2]);
-    vn_launch_desc ld = {bytes_kernel, "max_pool_bytes", blocks, &a, -1};
+    vn_launch_desc ld = {bytes_kernel, "max_pool_bytes", blocks, &a, -1, 0};
     return vn_launch(device, &ld, counters);
 }

@@ -72,6 +72,6 @@ vn_status vn_pool_run_direct(vn_device *device, const vn_pool_plan *p, const flo
     int64_t tasks = p->planes * d.bands;
     if (tasks == 0 || row == 0) return VN_OK;
     int32_t blocks = vn_ops_block_dim(device, tasks, d.rows * row * g->k[1] * g->k[2]);
-    vn_launch_desc ld = {direct_kernel, "max_pool_c0", blocks, &d, -1};
+    vn_launch_desc ld = {direct_kernel, "max_pool_c0", blocks, &d, -1, 0};
     return vn_launch(device, &ld, counters);
 }

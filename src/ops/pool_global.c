@@ -137,6 +137,9 @@ vn_status vn_pool_run_global(vn_device *device, const vn_pool_plan *p, const voi
                      vn_ops_output_gm(y, p->dtype, p->planes * p->lanes)};
     vn_launch_desc d = {global_kernel,
                         p->kind == VN_POOL_MAX ? "global_max_pool" : "global_avg_pool",
-                        p->block_dim, &a, -1};
+                        p->block_dim,
+                        &a,
+                        -1,
+                        0};
     return vn_launch(device, &d, counters);
 }

@@ -283,6 +283,6 @@ vn_status vn_pool_run_windowed(vn_device *device, const vn_pool_plan *p, const v
                    vn_gm_make(idx, VN_I64, idx && p->indices ? nout : 0)};
     if (!p->indices) a.idx.data = NULL;
     static const char *const names[] = {"max_pool", "average_pool", "lp_pool"};
-    vn_launch_desc d = {pool_kernel, names[p->kind], p->block_dim, &a, -1};
+    vn_launch_desc d = {pool_kernel, names[p->kind], p->block_dim, &a, -1, 0};
     return vn_launch(device, &d, counters);
 }

@@ -214,6 +214,6 @@ vn_status vn_reduce_execute(vn_device *device, const vn_reduce_plan *p, const vo
 {
     if (p->tiles == 0) return VN_OK;
     reduce_args a = {p, x, y};
-    vn_launch_desc d = {reduce_kernel, "vn_reduce", p->block_dim, &a, -1};
+    vn_launch_desc d = {reduce_kernel, "vn_reduce", p->block_dim, &a, -1, 0};
     return vn_launch(device, &d, counters);
 }

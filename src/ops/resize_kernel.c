@@ -74,6 +74,6 @@ vn_status vn_rz_pass_run(vn_device *device, const rz_pass *pass, const float *sr
 {
     if (pass->outer * pass->out * pass->inner == 0) return VN_OK;
     pass_args a = {pass, src, dst, extrapolation};
-    vn_launch_desc d = {pass_kernel, "vn_resize_pass", pass->block_dim, &a, -1};
+    vn_launch_desc d = {pass_kernel, "vn_resize_pass", pass->block_dim, &a, -1, 0};
     return vn_launch(device, &d, counters);
 }

@@ -179,7 +179,7 @@ static vn_status scatter_run(const vn_op_run_ctx *ctx)
     scatter_args a = {ctx->plan, ctx->inputs[0].data, ctx->inputs[1].data, ctx->inputs[2].data,
                       ctx->outputs[0].data};
     /* one block: updates apply in order (repeated indices are defined) */
-    vn_launch_desc d = {scatter_kernel, ctx->def->name, 1, &a, -1};
+    vn_launch_desc d = {scatter_kernel, ctx->def->name, 1, &a, -1, 0};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

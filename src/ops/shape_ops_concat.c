@@ -56,7 +56,7 @@ static vn_status parts_execute(vn_device *device, const parts_plan *p, const vn_
 {
     if (p->tiles == 0) return VN_OK;
     parts_args a = {p, parts, big};
-    vn_launch_desc d = {parts_kernel, p->split ? "vn_split" : "vn_concat", p->block_dim, &a, -1};
+    vn_launch_desc d = {parts_kernel, p->split ? "vn_split" : "vn_concat", p->block_dim, &a, -1, 0};
     return vn_launch(device, &d, counters);
 }
 

@@ -251,7 +251,11 @@ vn_status vn_view_execute(vn_device *device, const vn_view *v, const void *src, 
     if (v->numel == 0 || v->tiles == 0) return VN_OK;
     view_args a = {v, src, dst};
     vn_launch_desc d = {v->transpose ? transpose_kernel : rows_kernel,
-                        v->transpose ? "vn_transpose" : "vn_view_copy", v->block_dim, &a, -1};
+                        v->transpose ? "vn_transpose" : "vn_view_copy",
+                        v->block_dim,
+                        &a,
+                        -1,
+                        0};
     return vn_launch(device, &d, counters);
 }
 
@@ -289,6 +293,6 @@ vn_status vn_so_copy(vn_device *device, const void *src, void *dst, int64_t byte
     if (bytes <= 0 || src == dst) return VN_OK;
     copy_args a = {src, dst, bytes, vn_ops_div_up(bytes, COPY_CHUNK)};
     vn_launch_desc d = {copy_kernel, "vn_copy", vn_ops_block_dim(device, a.tiles, COPY_CHUNK / 4),
-                        &a, -1};
+                        &a,          -1,        0};
     return vn_launch(device, &d, counters);
 }

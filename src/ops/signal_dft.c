@@ -171,7 +171,7 @@ static vn_status dft_run(const vn_op_run_ctx *ctx)
 {
     const dft_plan *p = ctx->plan;
     dft_args a = {p, ctx->inputs[0].data, ctx->outputs[0].data, ctx->workspace};
-    vn_launch_desc d = {dft_kernel, "vn_dft", p->block_dim, &a, -1};
+    vn_launch_desc d = {dft_kernel, "vn_dft", p->block_dim, &a, -1, 0};
     return p->outer * p->inner > 0 ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

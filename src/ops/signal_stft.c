@@ -134,7 +134,7 @@ static vn_status stft_run(const vn_op_run_ctx *ctx)
     const void *w =
         ctx->num_inputs > 2 && ctx->inputs[2].desc.rank >= 0 ? ctx->inputs[2].data : NULL;
     stft_args a = {p, ctx->inputs[0].data, w, ctx->outputs[0].data, ctx->workspace};
-    vn_launch_desc d = {stft_kernel, "vn_stft", p->block_dim, &a, -1};
+    vn_launch_desc d = {stft_kernel, "vn_stft", p->block_dim, &a, -1, 0};
     return p->batch * p->frames > 0 ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

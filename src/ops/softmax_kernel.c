@@ -266,6 +266,7 @@ vn_status vn_softmax_execute(vn_device *device, const vn_softmax_plan *p, const 
     if (p->tiles == 0) return VN_OK;
     int64_t n = p->outer * p->A * p->inner;
     softmax_args a = {p, vn_gm_make((void *)x, p->dtype, n), vn_ops_output_gm(y, p->dtype, n)};
-    vn_launch_desc d = {softmax_kernel, p->log ? "log_softmax" : "softmax", p->block_dim, &a, -1};
+    vn_launch_desc d = {
+        softmax_kernel, p->log ? "log_softmax" : "softmax", p->block_dim, &a, -1, 0};
     return vn_launch(device, &d, counters);
 }

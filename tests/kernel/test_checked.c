@@ -219,7 +219,7 @@ static void expect_bug(vn_kernel_fn k, const char *name, int bug_block, int loop
     for (int i = 0; i < 256; i++) a.gm[i] = (float)i;
     a.bug_block = bug_block;
     bad_line = -1;
-    vn_launch_desc d = {k, name, 4, &a, 1};
+    vn_launch_desc d = {k, name, 4, &a, 1, 0};
     vn_status st = vn_launch(dev, &d, NULL);
     VT_CHECK(st == VN_ERR_KERNEL, "%s: got %s", name, vn_status_name(st));
     const char *e = vn_last_error();
@@ -318,7 +318,7 @@ static void every_block_fails(vn_core *c, const void *p)
 static void test_lowest_failing_block_is_reported(void)
 {
     for (int i = 0; i < 20; i++) {
-        vn_launch_desc d = {every_block_fails, "every_block_fails", 64, NULL, 1};
+        vn_launch_desc d = {every_block_fails, "every_block_fails", 64, NULL, 1, 0};
         VT_CHECK(vn_launch(dev, &d, NULL) == VN_ERR_KERNEL, "no failure");
         VT_CONTAINS(vn_last_error(), "block 5 fails");
     }

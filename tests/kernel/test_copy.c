@@ -61,7 +61,7 @@ static void test_contiguous_truncates_in_release(void)
     static copy_args a;
     fill_in(&a);
     vn_kernel_counters k;
-    vn_launch_desc d = {contiguous_kernel, "contiguous", 1, &a, 0};
+    vn_launch_desc d = {contiguous_kernel, "contiguous", 1, &a, 0, 0};
     VT_OK(vn_launch(dev, &d, &k));
     const float *s = (const float *)a.scratch;
     for (int i = 0; i < 8; i++) VT_CHECK(s[i] == a.gm_in[4 + i], "element %d", i);
@@ -95,7 +95,7 @@ static void test_strided(void)
     fill_in(&a);
     for (int checked = 0; checked <= 1; checked++) {
         vn_kernel_counters k;
-        vn_launch_desc d = {strided_kernel, "strided", 1, &a, checked};
+        vn_launch_desc d = {strided_kernel, "strided", 1, &a, checked, 0};
         VT_OK(vn_launch(dev, &d, &k));
         for (int b = 0; b < 4; b++) {
             const float *row = (const float *)(a.scratch + b * 64);
@@ -136,7 +136,7 @@ static void test_pad_in_fills_the_block(void)
         fill_in(&a);
         a.mode = 0; /* no explicit padding: the rest of the block gets the value */
         vn_kernel_counters k;
-        vn_launch_desc d = {pad_kernel, "pad", 1, &a, checked};
+        vn_launch_desc d = {pad_kernel, "pad", 1, &a, checked, 0};
         VT_OK(vn_launch(dev, &d, &k));
         for (int r = 0; r < 3; r++) {
             const float *row = (const float *)(a.scratch + r * 64);
@@ -163,7 +163,7 @@ static void test_pad_in_left_right(void)
     static copy_args a;
     fill_in(&a);
     a.mode = 1; /* one element of 7 on each side: 7 d0..d4 7 | 7 (rest of the block) */
-    vn_launch_desc d = {pad_kernel, "pad", 1, &a, 1};
+    vn_launch_desc d = {pad_kernel, "pad", 1, &a, 1, 0};
     VT_OK(vn_launch(dev, &d, NULL));
     for (int r = 0; r < 3; r++) {
         const float *row = (const float *)(a.scratch + r * 64);
@@ -191,7 +191,7 @@ static void test_pad_f16_value(void)
 {
     static copy_args a;
     fill_in(&a);
-    vn_launch_desc d = {pad_f16_kernel, "pad_f16", 1, &a, 1};
+    vn_launch_desc d = {pad_f16_kernel, "pad_f16", 1, &a, 1, 0};
     VT_OK(vn_launch(dev, &d, NULL));
     const uint16_t *h = (const uint16_t *)a.scratch, *src = (const uint16_t *)a.gm_in;
     uint16_t v = vn_f32_to_f16(-1.5f);
@@ -222,7 +222,7 @@ static void test_pad_wide_values(void)
     for (size_t k = 0; k < sizeof dts / sizeof dts[0]; k++) {
         fill_in(&a);
         a.mode = (int)dts[k];
-        vn_launch_desc d = {pad_wide_kernel, "pad_wide", 1, &a, 1};
+        vn_launch_desc d = {pad_wide_kernel, "pad_wide", 1, &a, 1, 0};
         VT_OK(vn_launch(dev, &d, NULL));
         size_t es = vn_dtype_size(dts[k]);
         uint8_t want[8];
@@ -264,7 +264,7 @@ static void test_counters_over_blocks(void)
     static copy_args a;
     fill_in(&a);
     vn_kernel_counters k;
-    vn_launch_desc d = {blocks_kernel, "blocks", 8, &a, 1};
+    vn_launch_desc d = {blocks_kernel, "blocks", 8, &a, 1, 0};
     VT_OK(vn_launch(dev, &d, &k));
     VT_CHECK(memcmp(a.gm_in, a.gm_out, sizeof a.gm_in) == 0, "copy through 8 blocks");
     VT_CHECK(k.bytes_in == 1024 && k.bytes_out == 1024, "counters %lld %lld", (long long)k.bytes_in,
@@ -298,7 +298,7 @@ static void test_prefetch(void)
         fill_in(&a);
         a.mode = 0;
         vn_kernel_counters k;
-        vn_launch_desc d = {prefetch_kernel, "prefetch", 1, &a, checked};
+        vn_launch_desc d = {prefetch_kernel, "prefetch", 1, &a, checked, 0};
         VT_OK(vn_launch(dev, &d, &k));
         VT_CHECK(memcmp(a.gm_in, a.gm_out, sizeof a.gm_in) == 0, "copy with prefetch");
         VT_CHECK(k.bytes_in == 1024 && k.bytes_out == 1024, "prefetch is not counted: %lld",
@@ -306,7 +306,7 @@ static void test_prefetch(void)
     }
     /* past the end: release ignores it (a hint), checked mode names it */
     a.mode = 1;
-    vn_launch_desc d = {prefetch_kernel, "prefetch", 1, &a, 0};
+    vn_launch_desc d = {prefetch_kernel, "prefetch", 1, &a, 0, 0};
     VT_OK(vn_launch(dev, &d, NULL));
     d.checked = 1;
     VT_CHECK(vn_launch(dev, &d, NULL) == VN_ERR_KERNEL, "out-of-bounds prefetch accepted");

@@ -51,7 +51,7 @@ static void check_cube_kernel(int64_t m, int64_t n, int64_t k)
                    k,
                    0};
     vn_kernel_counters cnt;
-    VT_OK(vn_launch(NULL, &(vn_launch_desc){cube_kernel, "cube", 1, &g, 1}, &cnt));
+    VT_OK(vn_launch(NULL, &(vn_launch_desc){cube_kernel, "cube", 1, &g, 1, 0}, &cnt));
     VT_CHECK(cnt.cube_ops == m * n * k, "cube_ops %lld", (long long)cnt.cube_ops);
     int bad = 0;
     for (int64_t i = 0; i < m; i++)
@@ -149,7 +149,7 @@ static vn_status run_packed(int bug, float *C, const float *A, const float *B, p
     g->a = vn_gm_make((void *)A, VN_F32, (g->a_rows > g->m ? g->a_rows : g->m) * g->k);
     g->c = vn_gm_make(C, VN_F32, g->m * g->n);
     g->bug = bug;
-    vn_status st = vn_launch(NULL, &(vn_launch_desc){packed_kernel, "packed", 1, g, 1}, NULL);
+    vn_status st = vn_launch(NULL, &(vn_launch_desc){packed_kernel, "packed", 1, g, 1, 0}, NULL);
     vn_aligned_free(pb);
     return st;
 }
@@ -272,7 +272,7 @@ static vn_status run_gm(int bug, int64_t m, int64_t n, int64_t k, int64_t ldb, c
                  k,
                  ldb,
                  bug};
-    return vn_launch(NULL, &(vn_launch_desc){gm_kernel, "cube_gm", 1, &g, 1}, NULL);
+    return vn_launch(NULL, &(vn_launch_desc){gm_kernel, "cube_gm", 1, &g, 1, 0}, NULL);
 }
 
 static void test_mmad_gm(void)
@@ -316,7 +316,7 @@ static void expect_fail(int bug, const char *call, const char *what)
                    8,
                    8,
                    bug};
-    vn_status st = vn_launch(NULL, &(vn_launch_desc){cube_kernel, "cube", 1, &g, 1}, NULL);
+    vn_status st = vn_launch(NULL, &(vn_launch_desc){cube_kernel, "cube", 1, &g, 1, 0}, NULL);
     VT_CHECK(st == VN_ERR_KERNEL, "bug %d: status %s", bug, vn_status_name(st));
     VT_CONTAINS(vn_last_error(), call);
     VT_CONTAINS(vn_last_error(), what);

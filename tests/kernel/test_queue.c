@@ -102,7 +102,7 @@ static void test_reuse(void)
     static rec_args a;
     for (int checked = 0; checked <= 1; checked++) {
         memset(&a, 0, sizeof a);
-        vn_launch_desc d = {reuse_kernel, "reuse", 2, &a, checked};
+        vn_launch_desc d = {reuse_kernel, "reuse", 2, &a, checked, 0};
         VT_OK(vn_launch(dev, &d, NULL));
         for (int b = 0; b < 2; b++) {
             uintptr_t *o = a.out[b];
@@ -137,7 +137,7 @@ static void depth_kernel(vn_core *c, const void *p)
 static void test_depth(void)
 {
     static rec_args a;
-    vn_launch_desc d = {depth_kernel, "depth", 3, &a, 1};
+    vn_launch_desc d = {depth_kernel, "depth", 3, &a, 1, 0};
     VT_OK(vn_launch(dev, &d, NULL));
     for (int b = 0; b < 3; b++) VT_CHECK(a.out[b][0] && a.out[b][1] && a.out[b][2], "block %d", b);
 }
@@ -155,7 +155,7 @@ static void overflow_kernel(vn_core *c, const void *p)
 
 static void test_overflow_in_release(void)
 {
-    vn_launch_desc d = {overflow_kernel, "overflow", 2, NULL, 0};
+    vn_launch_desc d = {overflow_kernel, "overflow", 2, NULL, 0, 0};
     VT_CHECK(vn_launch(dev, &d, NULL) == VN_ERR_KERNEL, "overflow not reported");
     const char *e = vn_last_error();
     char line[64];
@@ -168,7 +168,7 @@ static void test_overflow_in_release(void)
 
 static void test_launch_arguments(void)
 {
-    vn_launch_desc d = {carve_kernel, "bad", 0, NULL, -1};
+    vn_launch_desc d = {carve_kernel, "bad", 0, NULL, -1, 0};
     VT_CHECK(vn_launch(dev, &d, NULL) == VN_ERR_INVALID_ARG, "block_dim 0");
     d.block_dim = 65536;
     VT_CHECK(vn_launch(dev, &d, NULL) == VN_ERR_INVALID_ARG, "block_dim 65536");

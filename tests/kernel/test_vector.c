@@ -240,7 +240,7 @@ static void test_programs(void)
                     float *x0 = malloc((size_t)n * 4);
                     memcpy(x0, x, (size_t)n * 4);
                     ref.x = x0;
-                    vn_launch_desc d = {program_kernel, "program", 1, &k, v == 1};
+                    vn_launch_desc d = {program_kernel, "program", 1, &k, v == 1, 0};
                     VT_OK(vn_launch(vt_dev(), &d, NULL));
                     int64_t bad = 0;
                     for (int64_t e = 0; e < n; e++) {
@@ -280,7 +280,7 @@ static void test_wide_program(void)
         x[i] = malloc(1000 * sizeof(float));
         for (int e = 0; e < 1000; e++) x[i][e] = (float)(i * 1000 + e) / 4096.0f;
     }
-    vn_launch_desc d = {wide_program_kernel, "wide_program", 1, x, 1};
+    vn_launch_desc d = {wide_program_kernel, "wide_program", 1, x, 1, 0};
     VT_OK(vn_launch(vt_dev(), &d, NULL));
     int64_t bad = 0;
     for (int e = 0; e < 1000; e++) {
@@ -464,7 +464,7 @@ static void test_window_errors(void)
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         float x[64] = {0};
         window_case wc = {cases[k].what, x};
-        vn_launch_desc d = {window_misuse_kernel, "window_misuse", 1, &wc, cases[k].checked};
+        vn_launch_desc d = {window_misuse_kernel, "window_misuse", 1, &wc, cases[k].checked, 0};
         vn_status st = vn_launch(vt_dev(), &d, NULL);
         printf("  expected error: %s\n", vn_last_error());
         VT_FAILS_AT(st, cases[k].call, "test_vector.c", bad_line);

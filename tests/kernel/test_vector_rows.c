@@ -272,7 +272,7 @@ static void test_rows_gm(void)
                              false};
                 if (stream) g.y.hint = VN_CACHE_STREAM;
                 for (int checked = 0; checked < 2; checked++) {
-                    vn_launch_desc ld = {gm_norm_kernel, "gm_norm", 1, &g, checked};
+                    vn_launch_desc ld = {gm_norm_kernel, "gm_norm", 1, &g, checked, 0};
                     VT_OK(vn_launch(vt_dev(), &ld, NULL));
                 }
                 double worst = 0.0;
@@ -292,7 +292,7 @@ static void test_rows_gm(void)
                          vn_dtype_name(k.dtype), stream, worst);
                 /* a fourth row lies past both tensors: named, in checked mode */
                 g.extra_rows = 1;
-                vn_launch_desc ld = {gm_norm_kernel, "gm_norm", 1, &g, 1};
+                vn_launch_desc ld = {gm_norm_kernel, "gm_norm", 1, &g, 1, 0};
                 vn_status st = vn_launch(vt_dev(), &ld, NULL);
                 VT_FAILS_AT(st, op ? "vn_softmax_rows_gm" : "vn_layernorm_rows_gm",
                             "test_vector_rows.c", bad_line);

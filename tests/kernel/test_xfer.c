@@ -85,7 +85,7 @@ static void check_sum(int32_t n_in, int64_t tile, int64_t in_off, int64_t out_of
     for (int mode = 0; mode < 3; mode++) {
         for (int64_t i = 0; i < total; i++) out[i] = -999.0f;
         a.barrier = mode == 2;
-        vn_launch_desc d = {sum_kernel, "xfer_sum", 3, &a, mode == 1};
+        vn_launch_desc d = {sum_kernel, "xfer_sum", 3, &a, mode == 1, 0};
         VT_OK(vn_launch(dev, &d, NULL));
         int64_t bad = -1;
         for (int64_t i = 0; i < a.len && bad < 0; i++) {
@@ -174,7 +174,7 @@ static void test_global_hazards(void)
     for (int checked = 0; checked <= 1; checked++) {
         for (int i = 0; i < 128; i++) buf[i] = (float)(i + 1);
         hazard_args a = {vn_gm_make(buf, VN_F32, 128), vn_gm_make(out, VN_F32, 64)};
-        vn_launch_desc d = {hazard_kernel, "xfer_hazard", 1, &a, checked};
+        vn_launch_desc d = {hazard_kernel, "xfer_hazard", 1, &a, checked, 0};
         VT_OK(vn_launch(dev, &d, NULL));
         int bad = -1;
         for (int i = 0; i < 64 && bad < 0; i++)
@@ -228,7 +228,7 @@ static void test_pending_copy_out(void)
     for (int checked = 0; checked <= 1; checked++) {
         memset(out, 0, 256 * sizeof(float));
         reuse_args a = {vn_gm_make(out, VN_F32, 256), 0, 0};
-        vn_launch_desc d = {pending_out_kernel, "xfer_pending_out", 1, &a, checked};
+        vn_launch_desc d = {pending_out_kernel, "xfer_pending_out", 1, &a, checked, 0};
         VT_OK(vn_launch(dev, &d, NULL));
         int bad = -1;
         for (int i = 0; i < 256 && bad < 0; i++)
@@ -267,7 +267,7 @@ static void test_scalar_after_sync(void)
 {
     float *in = filled(128, 3);
     scalar_args a = {vn_gm_make(in, VN_F32, 128), {0, 0}};
-    vn_launch_desc d = {scalar_kernel, "xfer_scalar", 1, &a, 0};
+    vn_launch_desc d = {scalar_kernel, "xfer_scalar", 1, &a, 0, 0};
     VT_OK(vn_launch(dev, &d, NULL));
     VT_CHECK(a.seen[0] == in[63], "after vn_deque: %g, want %g", a.seen[0], in[63]);
     VT_CHECK(a.seen[1] == in[64], "after vn_pipe_barrier: %g, want %g", a.seen[1], in[64]);

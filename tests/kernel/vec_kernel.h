@@ -72,7 +72,7 @@ static vn_device *vt_dev(void)
 /* checked: 0 release, 1 checked. */
 static inline vn_status vt_stage_run(vt_stage *s, int checked, vn_kernel_counters *counters)
 {
-    vn_launch_desc d = {vt_stage_kernel, "vt_stage_kernel", 1, s, checked};
+    vn_launch_desc d = {vt_stage_kernel, "vt_stage_kernel", 1, s, checked, 0};
     return vn_launch(vt_dev(), &d, counters);
 }
 
@@ -134,7 +134,7 @@ static void vt_tiled_kernel(vn_core *c, const void *p)
 
 static inline vn_status vt_tiled_run(vt_tiled *t, int checked)
 {
-    vn_launch_desc d = {vt_tiled_kernel, "vt_tiled_kernel", 4, t, checked};
+    vn_launch_desc d = {vt_tiled_kernel, "vt_tiled_kernel", 4, t, checked, 0};
     return vn_launch(vt_dev(), &d, NULL);
 }
 

@@ -123,7 +123,7 @@ static void test_kernel_failure_context(void)
     vn_stream *s = vn_device_default_stream(d);
     static int out[16];
     kargs a = {out, 9};
-    vn_launch_desc desc = {maybe_fail_kernel, "maybe_fail", 16, &a, -1};
+    vn_launch_desc desc = {maybe_fail_kernel, "maybe_fail", 16, &a, -1, 0};
     VT_OK(vn_memset_async(s, out, 0, sizeof out)); /* task 1 */
     VT_OK(vn_launch_async(s, &desc, sizeof a));    /* task 2 */
     VT_CHECK(vn_stream_synchronize(s, 10000) == VN_ERR_KERNEL, "no error");

@@ -59,7 +59,7 @@ static void test_records(void)
     VT_OK(vn_device_set_profiling(d, true));
     static float x[256], y[256];
     sum_args a = {x, y};
-    vn_launch_desc desc = {copy_kernel, "copy_kernel", 4, &a, -1};
+    vn_launch_desc desc = {copy_kernel, "copy_kernel", 4, &a, -1, 0};
     VT_OK(vn_launch_async(s, &desc, sizeof a));
     VT_OK(vn_memset_async(s, y, 0, sizeof y));
     VT_OK(vn_stream_synchronize(s, 10000));
@@ -129,7 +129,7 @@ static void test_block_records(void)
     VT_OK(vn_stream_create(d, VN_PRIORITY_NORMAL, &s));
     static float x[512], y[512];
     sum_args a = {x, y};
-    vn_launch_desc desc = {ragged_kernel, "ragged_kernel", 7, &a, -1};
+    vn_launch_desc desc = {ragged_kernel, "ragged_kernel", 7, &a, -1, 0};
     vn_task_desc nop = {"nop", 3, nop_block, NULL, NULL};
     VT_OK(vn_launch_async(s, &desc, sizeof a)); /* off: no blocks */
     VT_OK(vn_stream_synchronize(s, 10000));
@@ -188,7 +188,7 @@ static void test_sync_block_records(void)
     vn_device *d = rt_device(2);
     static float x[512], y[512];
     sum_args a = {x, y};
-    vn_launch_desc desc = {ragged_kernel, "ragged_kernel", 5, &a, -1};
+    vn_launch_desc desc = {ragged_kernel, "ragged_kernel", 5, &a, -1, 0};
     vn_kernel_counters c[2];
     VT_OK(vn_launch(d, &desc, &c[0])); /* off: no blocks */
     VT_OK(vn_device_set_profiling(d, true));

@@ -126,7 +126,7 @@ static void test_launch_async_copies_args(void)
     static int out[8];
     for (int i = 0; i < 4; i++) {
         write_args a = {out, 100 * (i + 1)};
-        vn_launch_desc desc = {write_kernel, "write_kernel", 8, &a, -1};
+        vn_launch_desc desc = {write_kernel, "write_kernel", 8, &a, -1, 0};
         VT_OK(vn_launch_async(s, &desc, sizeof a));
         a.value = -1; /* the caller's copy changes: the task must not see it */
     }

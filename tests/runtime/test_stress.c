@@ -80,7 +80,7 @@ static vn_status submit_iteration(int s, int t, int j)
     vn_status st = VN_OK;
     if (j >= R) st = vn_stream_wait_event(streams[s], consumed[s][slot]);
     write_args w = {prod[s][slot], value};
-    vn_launch_desc wd = {write_kernel, "write", 2, &w, -1};
+    vn_launch_desc wd = {write_kernel, "write", 2, &w, -1, 0};
     if (st == VN_OK) st = vn_launch_async(streams[s], &wd, sizeof w);
     if (st == VN_OK) st = vn_event_record(produced[s], streams[s]);
     if (st == VN_OK) st = vn_stream_wait_event(streams[t], produced[s]);
@@ -88,7 +88,7 @@ static vn_status submit_iteration(int s, int t, int j)
     if (st == VN_OK)
         st = vn_memcpy_async(streams[t], recv_buf[t], prod[s][slot], sizeof recv_buf[t]);
     verify_args v = {recv_buf[t], value, &data_errors};
-    vn_launch_desc vd = {verify_kernel, "verify", 1, &v, -1};
+    vn_launch_desc vd = {verify_kernel, "verify", 1, &v, -1, 0};
     if (st == VN_OK) st = vn_launch_async(streams[t], &vd, sizeof v);
     if (st == VN_OK) st = vn_event_record(consumed[s][slot], streams[t]);
     void *user = (void *)(((uintptr_t)t << 24) | (uintptr_t)j);

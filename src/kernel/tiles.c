@@ -1,0 +1,117 @@
+/*
+ * tiles.c — the shared tiles of a launch (vn_launch_desc.tiles, kernel.h).
+ *
+ * Why: a launch's blocks are as many as the workers, each a contiguous
+ * share of the tiles, so the launch lasts as long as its slowest worker. On
+ * a shared machine one core often runs 30-40 % slower than the other for
+ * seconds at a time (another process on it or on its sibling thread): a
+ * 2-worker ResNet-50 1x1 conv ran its halves in 0.51 and 0.74 ms. Taking
+ * the slow worker's last tiles lets the fast one finish the launch.
+ *
+ * How: each share is [front, end) in one 64-bit word. The owner claims
+ * front with an atomic add (the old front is its tile while it is below
+ * end); a block whose share is empty takes end - 1 of the share with the
+ * most tiles left by compare-and-swap. Front only grows, end only shrinks,
+ * so a tile is claimed by exactly one of them: both change the same word,
+ * and a claim that finds front >= end is none. Each call of an owner whose
+ * share is empty still moves front up by one, at most `tiles` times in all;
+ * tiles <= INT32_MAX (checked at launch) keeps front below 2^32, so it never
+ * carries into end.
+ *
+ * Order: claims need no ordering with anything else (relaxed): each tile's
+ * work is independent, and the launch's completion publishes the results.
+ */
+#include <stdint.h>
+
+#include "kernel/core_internal.h"
+
+static uint64_t pack(uint64_t front, uint64_t end)
+{
+    return front | end << 32;
+}
+
+static uint32_t front_of(uint64_t r)
+{
+    return (uint32_t)r;
+}
+
+static uint32_t end_of(uint64_t r)
+{
+    return (uint32_t)(r >> 32);
+}
+
+void vn_tile_shares_init(vn_tile_share *shares, int32_t blocks, int64_t tiles)
+{
+    for (int32_t b = 0; b < blocks; b++)
+        atomic_init(&shares[b].range,
+                    pack((uint64_t)(tiles * b / blocks), (uint64_t)(tiles * (b + 1) / blocks)));
+}
+
+void vn_tile_home(const vn_core *core, int64_t *begin, int64_t *end)
+{
+    int64_t t = core->tiles, b = core->block_idx, n = core->block_num;
+    *begin = t * b / n;
+    *end = t * (b + 1) / n;
+}
+
+static bool take_front(vn_tile_share *s, int64_t *tile)
+{
+    uint64_t r = atomic_fetch_add_explicit(&s->range, 1, memory_order_relaxed);
+    if (front_of(r) >= end_of(r)) return false;
+    *tile = front_of(r);
+    return true;
+}
+
+/* The last tile of share s, unless it has none left (false). */
+static bool take_back(vn_tile_share *s, int64_t *tile)
+{
+    uint64_t r = atomic_load_explicit(&s->range, memory_order_relaxed);
+    while (front_of(r) < end_of(r)) {
+        uint64_t taken = pack(front_of(r), end_of(r) - 1u);
+        if (atomic_compare_exchange_weak_explicit(&s->range, &r, taken, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            *tile = end_of(r) - 1u;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The share with the most tiles left, or -1 when every share is empty. */
+static int32_t fullest_share(const vn_core *core)
+{
+    int32_t best = -1;
+    uint32_t most = 0;
+    for (int32_t b = 0; b < core->block_num; b++) {
+        uint64_t r = atomic_load_explicit(&core->shares[b].range, memory_order_relaxed);
+        uint32_t left = front_of(r) < end_of(r) ? end_of(r) - front_of(r) : 0;
+        if (left > most) most = left, best = b;
+    }
+    return best;
+}
+
+static bool next_tile(vn_core *core, int64_t *tile)
+{
+    if (take_front(&core->shares[core->block_idx], tile)) return true;
+    if (!core->tile_steal) return false;
+    for (int32_t victim; (victim = fullest_share(core)) >= 0;)
+        if (take_back(&core->shares[victim], tile)) return true;
+    return false;
+}
+
+bool vn_tile_next(vn_core *core, int64_t *tile)
+{
+    if (!core->shares)
+        vn_core_fail(core, VN_HERE, "vn_tile_next",
+                     "the launch shares no tiles (vn_launch_desc.tiles is 0)");
+    if (!next_tile(core, tile)) return false;
+    core->loop = *tile; /* errors name the tile (vn_set_loop) */
+    return true;
+}
+
+bool vn_tile_followed(const vn_core *core, int64_t tile)
+{
+    int64_t begin, end;
+    vn_tile_home(core, &begin, &end);
+    return tile >= begin && tile + 1 < end;
+}
