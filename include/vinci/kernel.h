@@ -81,7 +81,7 @@ void vn_set_loop(vn_core *core, int64_t index);
  * slowed by another process does fewer tiles instead of holding up the
  * launch. Every tile runs exactly once. In checked mode a block keeps to its
  * own share, so the failure reported is the same from run to run. */
-#define VN_MAX_TILE_SHARES 256
+#define VN_MAX_TILE_SHARES 4096 /* as many as a device has workers at most */
 /* The next tile of this block into *tile (also its loop index for errors,
  * as vn_set_loop); false when none is left. */
 bool vn_tile_next(vn_core *core, int64_t *tile);

@@ -139,13 +139,9 @@ static void fused_tile(vn_core *core, const dw_fused_args *d, int64_t t, float *
 static void dw_fused_kernel(vn_core *core, const void *args)
 {
     const dw_fused_args *d = args;
-    int64_t begin, end, elems = d->ncb * d->rows * d->p->dw.IW * VN_C0;
-    vn_ops_split(d->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    int64_t elems = d->ncb * d->rows * d->p->dw.IW * VN_C0;
     float *scratch = vn_ptr(float, vn_buf_new(core, VN_B1, elems, VN_F32));
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
-        fused_tile(core, d, t, scratch);
-    }
+    for (int64_t t; vn_tile_next(core, &t);) fused_tile(core, d, t, scratch);
 }
 
 /* Bands: as many output rows as the L1 scratch holds; then more, thinner
@@ -201,7 +197,7 @@ vn_status vn_conv_dw_fused_run(const vn_conv_plan *p, const float *x, const floa
     if (d.tiles == 0) return VN_OK;
     int64_t work = d.rows * p->g.OW * d.ncb * VN_C0 * p->g.C; /* MACs of a tile, about */
     int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / 8));
-    vn_launch_desc ld = {dw_fused_kernel, "vn_conv_dw_fused", blocks, &d, -1, 0};
+    vn_launch_desc ld = {dw_fused_kernel, "vn_conv_dw_fused", blocks, &d, -1, d.tiles};
     vn_status st = vn_launch(p->device, &ld, counters);
     if (st == VN_OK && counters) {
         const vn_conv_geom *g = &p->g, *dw = &p->dw;

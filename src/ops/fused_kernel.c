@@ -251,15 +251,11 @@ static void fused_kernel(vn_core *c, const void *args)
 {
     const fused_args *a = args;
     const vn_fused_plan *p = a->p;
-    int64_t begin, end;
-    vn_ops_split(p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
-    if (begin >= end) return;
     fused_block fb = {0};
     carve(c, p, &fb);
     for (int32_t i = 0; i < p->prog.num_inputs; i++)
         if (p->reg_kind[i] == VN_REG_CONST) fill_const(c, p, &fb, a->in[i], i);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(c, t);
+    for (int64_t t; vn_tile_next(c, &t);) {
         tile_geom g = geometry(p, t);
         if (p->in_place) {
             compute_in_place(c, a, &fb, &g);
@@ -279,6 +275,6 @@ vn_status vn_fused_execute(vn_device *device, const vn_fused_plan *p, const vn_t
     for (int32_t i = 0; i < p->prog.num_inputs; i++)
         a.in[i] = vn_gm_make(inputs[i].data, p->io, vn_desc_numel(&inputs[i].desc));
     a.out = vn_ops_output_gm(out->data, p->io, p->numel);
-    vn_launch_desc d = {fused_kernel, "fused_elementwise", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {fused_kernel, "fused_elementwise", p->block_dim, &a, -1, p->tiles};
     return vn_launch(device, &d, counters);
 }

@@ -55,10 +55,7 @@ static void tile_from(const layout_args *a, int64_t n, int64_t c1, int64_t s0, i
 static void layout_kernel(vn_core *core, const void *args)
 {
     const layout_args *a = args;
-    int64_t tiles = a->N * a->C1 * a->chunks, begin, end;
-    vn_ops_split(tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t chunk = t % a->chunks, nc = t / a->chunks;
         int64_t s0 = chunk * CHUNK, len = vn_ops_min(CHUNK, a->S - s0);
         if (a->to_blocked)
@@ -84,7 +81,7 @@ static vn_status launch(vn_device *device, layout_args *a, vn_kernel_counters *c
                         vn_ops_block_dim(device, tiles, tile_elems),
                         a,
                         -1,
-                        0};
+                        tiles};
     return vn_launch(device, &d, counters);
 }
 

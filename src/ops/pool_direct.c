@@ -30,10 +30,7 @@ static void direct_kernel(vn_core *core, const void *args)
     const vn_pool_c0_table *t = vn_pool_c0_table_get();
     int64_t in_plane = g->in[1] * g->in[2] * VN_POOL_C0,
             out_plane = g->out[1] * g->out[2] * VN_POOL_C0;
-    int64_t begin, end;
-    vn_ops_split(d->p->planes * d->bands, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t task = begin; task < end; task++) {
-        vn_set_loop(core, task);
+    for (int64_t task; vn_tile_next(core, &task);) {
         int64_t plane = task / d->bands, oh0 = (task % d->bands) * d->rows;
         vn_pool_c0_args a = {.x = d->x + plane * in_plane,
                              .y = d->y + plane * out_plane,
@@ -72,6 +69,6 @@ vn_status vn_pool_run_direct(vn_device *device, const vn_pool_plan *p, const flo
     int64_t tasks = p->planes * d.bands;
     if (tasks == 0 || row == 0) return VN_OK;
     int32_t blocks = vn_ops_block_dim(device, tasks, d.rows * row * g->k[1] * g->k[2]);
-    vn_launch_desc ld = {direct_kernel, "max_pool_c0", blocks, &d, -1, 0};
+    vn_launch_desc ld = {direct_kernel, "max_pool_c0", blocks, &d, -1, tasks};
     return vn_launch(device, &ld, counters);
 }

@@ -117,15 +117,9 @@ static void run_tile(vn_core *c, const global_args *a, const global_block *b, in
 static void global_kernel(vn_core *c, const void *args)
 {
     const global_args *a = args;
-    int64_t begin, end;
-    vn_ops_split(a->p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
-    if (begin >= end) return;
     global_block b;
     carve(c, a->p, &b);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(c, t);
-        run_tile(c, a, &b, t);
-    }
+    for (int64_t t; vn_tile_next(c, &t);) run_tile(c, a, &b, t);
 }
 
 vn_status vn_pool_run_global(vn_device *device, const vn_pool_plan *p, const void *x, void *y,
@@ -140,6 +134,6 @@ vn_status vn_pool_run_global(vn_device *device, const vn_pool_plan *p, const voi
                         p->block_dim,
                         &a,
                         -1,
-                        0};
+                        p->tiles};
     return vn_launch(device, &d, counters);
 }

@@ -258,15 +258,9 @@ static void run_tile(vn_core *c, const pool_args *a, const pool_block *b, int64_
 static void pool_kernel(vn_core *c, const void *args)
 {
     const pool_args *a = args;
-    int64_t begin, end;
-    vn_ops_split(a->p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
-    if (begin >= end) return;
     pool_block b;
     carve(c, a->p, &b, a->idx.data != NULL);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(c, t);
-        run_tile(c, a, &b, t);
-    }
+    for (int64_t t; vn_tile_next(c, &t);) run_tile(c, a, &b, t);
 }
 
 vn_status vn_pool_run_windowed(vn_device *device, const vn_pool_plan *p, const void *x, void *y,
@@ -283,6 +277,6 @@ vn_status vn_pool_run_windowed(vn_device *device, const vn_pool_plan *p, const v
                    vn_gm_make(idx, VN_I64, idx && p->indices ? nout : 0)};
     if (!p->indices) a.idx.data = NULL;
     static const char *const names[] = {"max_pool", "average_pool", "lp_pool"};
-    vn_launch_desc d = {pool_kernel, names[p->kind], p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {pool_kernel, names[p->kind], p->block_dim, &a, -1, p->tiles};
     return vn_launch(device, &d, counters);
 }

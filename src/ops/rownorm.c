@@ -234,18 +234,14 @@ static void rownorm_kernel(vn_core *c, const void *args)
 {
     const rownorm_args *a = args;
     const vn_rownorm_plan *p = a->p;
-    int64_t begin, end;
-    vn_ops_split(p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
-    if (begin >= end) return;
     rownorm_block b;
     carve(c, p, &b);
     if (p->cpr == 1) load_params(c, a, &b, 0, p->H);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(c, t);
+    for (int64_t t; vn_tile_next(c, &t);) {
         int64_t row0 = t * p->R, nrows = vn_ops_min(p->R, p->rows - row0);
         start_stats(p, &b);
         if (p->cpr == 1)
-            resident_tile(c, a, &b, row0, nrows, t + 1 < end);
+            resident_tile(c, a, &b, row0, nrows, vn_tile_followed(c, t));
         else
             streamed_row(c, a, &b, row0);
     }
@@ -265,6 +261,6 @@ vn_status vn_rownorm_execute(vn_device *device, const vn_rownorm_plan *p, const 
                         p->block_dim,
                         &a,
                         -1,
-                        0};
+                        p->tiles};
     return vn_launch(device, &d, counters);
 }

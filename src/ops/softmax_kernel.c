@@ -249,15 +249,9 @@ static void softmax_tile(vn_core *c, const softmax_args *a, const softmax_block 
 static void softmax_kernel(vn_core *c, const void *args)
 {
     const softmax_args *a = args;
-    int64_t begin, end;
-    vn_ops_split(a->p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
-    if (begin >= end) return;
     softmax_block b;
     carve(c, a->p, &b);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(c, t);
-        softmax_tile(c, a, &b, t, t + 1 < end);
-    }
+    for (int64_t t; vn_tile_next(c, &t);) softmax_tile(c, a, &b, t, vn_tile_followed(c, t));
 }
 
 vn_status vn_softmax_execute(vn_device *device, const vn_softmax_plan *p, const void *x, void *y,
@@ -266,7 +260,7 @@ vn_status vn_softmax_execute(vn_device *device, const vn_softmax_plan *p, const 
     if (p->tiles == 0) return VN_OK;
     int64_t n = p->outer * p->A * p->inner;
     softmax_args a = {p, vn_gm_make((void *)x, p->dtype, n), vn_ops_output_gm(y, p->dtype, n)};
-    vn_launch_desc d = {
-        softmax_kernel, p->log ? "log_softmax" : "softmax", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {softmax_kernel, p->log ? "log_softmax" : "softmax", p->block_dim, &a, -1,
+                        p->tiles};
     return vn_launch(device, &d, counters);
 }
