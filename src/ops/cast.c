@@ -105,10 +105,7 @@ static void cast_chunk(const cast_args *a, int64_t o, int64_t n)
 static void cast_kernel(vn_core *core, const void *args)
 {
     const cast_args *a = args;
-    int64_t begin, end;
-    vn_ops_split(a->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t o = t * CHUNK, n = vn_ops_min(CHUNK, a->n - o);
         cast_chunk(a, o, n);
         core->counters.bytes_in += n * (int64_t)vn_dtype_size(a->from);
@@ -125,8 +122,8 @@ static vn_status cast_run(const vn_op_run_ctx *ctx)
                    vn_desc_numel(&ctx->outputs[0].desc),
                    0};
     a.tiles = vn_ops_div_up(a.n, CHUNK);
-    vn_launch_desc d = {cast_kernel, "vn_cast", vn_ops_block_dim(ctx->device, a.tiles, CHUNK),
-                        &a,          -1,        0};
+    int32_t blocks = vn_ops_block_dim(ctx->device, a.tiles, CHUNK);
+    vn_launch_desc d = {cast_kernel, "vn_cast", blocks, &a, -1, a.tiles};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

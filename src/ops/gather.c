@@ -87,10 +87,8 @@ static void gather_kernel(vn_core *core, const void *args)
 {
     const gather_args *a = args;
     const gather_plan *p = a->p;
-    int64_t begin, end, row = p->inner * p->esize;
-    vn_ops_split(p->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    int64_t row = p->inner * p->esize;
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t q1 = vn_ops_min(p->pairs, (t + 1) * p->pairs_per_tile);
         for (int64_t q = t * p->pairs_per_tile; q < q1; q++) {
             int64_t o = q / p->nidx, j = q % p->nidx;
@@ -107,7 +105,7 @@ static vn_status gather_run(const vn_op_run_ctx *ctx)
     const gather_plan *p = ctx->plan;
     if (p->tiles == 0) return VN_OK;
     gather_args a = {p, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data};
-    vn_launch_desc d = {gather_kernel, "vn_gather", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {gather_kernel, "vn_gather", p->block_dim, &a, -1, p->tiles};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

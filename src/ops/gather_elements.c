@@ -88,10 +88,7 @@ static void ge_kernel(vn_core *core, const void *args)
 {
     const ge_args *a = args;
     const ge_plan *p = a->p;
-    int64_t begin, end;
-    vn_ops_split(p->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t e1 = vn_ops_min(p->n, (t + 1) * TILE);
         for (int64_t e = t * TILE; e < e1; e++) {
             int64_t off = 0, r = e;
@@ -114,7 +111,7 @@ static vn_status ge_run(const vn_op_run_ctx *ctx)
     if (p->tiles == 0) return VN_OK;
     ge_args a = {p, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data,
                  ctx->inputs[0].desc.dims[p->axis]};
-    vn_launch_desc d = {ge_kernel, "vn_gather_elements", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {ge_kernel, "vn_gather_elements", p->block_dim, &a, -1, p->tiles};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

@@ -97,10 +97,8 @@ static void gnd_kernel(vn_core *core, const void *args)
 {
     const gnd_args *a = args;
     const gnd_plan *p = a->p;
-    int64_t begin, end, row = p->S * p->esize;
-    vn_ops_split(p->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    int64_t row = p->S * p->esize;
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t q1 = vn_ops_min(p->tuples, (t + 1) * p->per_tile);
         for (int64_t q = t * p->per_tile; q < q1; q++) {
             int64_t off = q / p->per_batch * p->batch_stride;
@@ -119,7 +117,7 @@ static vn_status gnd_run(const vn_op_run_ctx *ctx)
     const gnd_plan *p = ctx->plan;
     if (p->tiles == 0) return VN_OK;
     gnd_args a = {p, ctx->inputs[0].data, ctx->inputs[1].data, ctx->outputs[0].data};
-    vn_launch_desc d = {gnd_kernel, "vn_gather_nd", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {gnd_kernel, "vn_gather_nd", p->block_dim, &a, -1, p->tiles};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

@@ -158,10 +158,7 @@ static void math_kernel(vn_core *core, const void *args)
     const void *xs[VN_MATH_MAX_INPUTS];
     for (int32_t k = 0; k < ni; k++) xs[k] = base + (size_t)k * CHUNK * 8;
     void *y = base + (size_t)ni * CHUNK * 8;
-    int64_t begin, end;
-    vn_ops_split(p->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t row = t / p->cpr, c0 = t % p->cpr * CHUNK, n = vn_ops_min(CHUNK, p->L - c0);
         for (int32_t k = 0; k < ni; k++) {
             int64_t s = p->b.strides[k][last];
@@ -191,6 +188,6 @@ vn_status vn_math_run(const vn_op_run_ctx *ctx)
     a.p = p;
     for (int32_t k = 0; k < p->num_inputs; k++) a.in[k] = ctx->inputs[p->src[k]].data;
     a.out = ctx->outputs[0].data;
-    vn_launch_desc d = {math_kernel, ctx->def->name, p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {math_kernel, ctx->def->name, p->block_dim, &a, -1, p->tiles};
     return vn_launch(ctx->device, &d, ctx->counters);
 }

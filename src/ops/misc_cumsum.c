@@ -86,10 +86,7 @@ static void cumsum_kernel(vn_core *core, const void *args)
     const cumsum_args *a = args;
     const cumsum_plan *p = a->p;
     bool flt = vn_cast_is_float(p->dt);
-    int64_t begin, end;
-    vn_ops_split(p->lines, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t l = begin; l < end; l++) {
-        vn_set_loop(core, l);
+    for (int64_t l; vn_tile_next(core, &l);) {
         int64_t base = l / p->inner * p->A * p->inner + l % p->inner;
         double s = p->prod ? 1 : 0;
         uint64_t si = p->prod ? 1 : 0;
@@ -112,7 +109,7 @@ static vn_status cumsum_run(const vn_op_run_ctx *ctx)
 {
     const cumsum_plan *p = ctx->plan;
     cumsum_args a = {p, ctx->inputs[0].data, ctx->outputs[0].data};
-    vn_launch_desc d = {cumsum_kernel, "vn_cumsum", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {cumsum_kernel, "vn_cumsum", p->block_dim, &a, -1, p->lines};
     return p->lines ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

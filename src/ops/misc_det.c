@@ -98,11 +98,9 @@ static void det_kernel(vn_core *core, const void *args)
 {
     const det_args *a = args;
     const det_plan *p = a->p;
-    int64_t mm = p->m * p->m, begin, end;
+    int64_t mm = p->m * p->m;
     double *buf = a->ws + (int64_t)vn_block_idx(core) * vn_ops_max(mm, 1);
-    vn_ops_split(p->count, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t i = begin; i < end; i++) {
-        vn_set_loop(core, i);
+    for (int64_t i; vn_tile_next(core, &i);) {
         for (int64_t e = 0; e < mm; e++) buf[e] = vn_cast_load_f64(p->dt, a->x, i * mm + e);
         vn_cast_store_f64(p->dt, a->y, i, lu_det(buf, p->m));
         core->counters.vector_elem_ops += mm * p->m;
@@ -113,7 +111,7 @@ static vn_status det_run(const vn_op_run_ctx *ctx)
 {
     const det_plan *p = ctx->plan;
     det_args a = {p, ctx->inputs[0].data, ctx->outputs[0].data, ctx->workspace};
-    vn_launch_desc d = {det_kernel, "vn_det", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {det_kernel, "vn_det", p->block_dim, &a, -1, p->count};
     return p->count > 0 ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

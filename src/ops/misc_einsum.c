@@ -224,10 +224,7 @@ static void einsum_kernel(vn_core *core, const void *args)
 {
     const einsum_args *a = args;
     const einsum_plan *p = a->p;
-    int64_t begin, end;
-    vn_ops_split(p->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t o1 = vn_ops_min(p->numel, (t + 1) * TILE);
         for (int64_t o = t * TILE; o < o1; o++) {
             int64_t base[MAX_IN] = {0}, r = o;
@@ -250,7 +247,7 @@ static vn_status einsum_run(const vn_op_run_ctx *ctx)
     a.p = p;
     for (int32_t i = 0; i < p->ni; i++) a.in[i] = ctx->inputs[i].data;
     a.y = ctx->outputs[0].data;
-    vn_launch_desc d = {einsum_kernel, "vn_einsum", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {einsum_kernel, "vn_einsum", p->block_dim, &a, -1, p->tiles};
     return p->tiles ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

@@ -89,10 +89,7 @@ static void onehot_kernel(vn_core *core, const void *args)
     const onehot_plan *p = a->p;
     size_t es = vn_dtype_size(p->vdt);
     const uint8_t *off = a->values, *on = off + es;
-    int64_t begin, end;
-    vn_ops_split(p->lines, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t l = begin; l < end; l++) {
-        vn_set_loop(core, l);
+    for (int64_t l; vn_tile_next(core, &l);) {
         int64_t o = l / p->inner, in = l % p->inner;
         int64_t i = (int64_t)vn_cast_load_f64(p->idt, a->idx, l); /* float indices truncate */
         if (i < 0) i += p->depth;
@@ -106,7 +103,7 @@ static vn_status onehot_run(const vn_op_run_ctx *ctx)
 {
     const onehot_plan *p = ctx->plan;
     onehot_args a = {p, ctx->inputs[0].data, ctx->inputs[2].data, ctx->outputs[0].data};
-    vn_launch_desc d = {onehot_kernel, "vn_onehot", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {onehot_kernel, "vn_onehot", p->block_dim, &a, -1, p->lines};
     return p->lines ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

@@ -126,10 +126,7 @@ static void rope_kernel(vn_core *core, const void *args)
 {
     const rope_args *a = args;
     const rope_plan *p = a->p;
-    int64_t begin, end;
-    vn_ops_split(p->B * p->S, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t bs = begin; bs < end; bs++) {
-        vn_set_loop(core, bs);
+    for (int64_t bs; vn_tile_next(core, &bs);) {
         int64_t b = bs / p->S, s = bs % p->S, row = bs;
         if (a->pid) {
             row = vn_cast_load_i64(a->pid_dt, a->pid, bs);
@@ -159,7 +156,7 @@ static vn_status rope_run(const vn_op_run_ctx *ctx)
                    has_pid ? ctx->inputs[3].desc.dtype : VN_I64,
                    ctx->outputs[0].data,
                    &bad};
-    vn_launch_desc d = {rope_kernel, "vn_rotary_embedding", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {rope_kernel, "vn_rotary_embedding", p->block_dim, &a, -1, p->B * p->S};
     vn_status st = p->B * p->S > 0 ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
     if (st == VN_OK && atomic_load(&bad))
         st = vn_error(VN_ERR_INVALID_ARG, "RotaryEmbedding",

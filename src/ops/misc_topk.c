@@ -116,10 +116,7 @@ static void topk_kernel(vn_core *core, const void *args)
     const topk_args *a = args;
     const topk_plan *p = a->p;
     pair *buf = a->ws + vn_block_idx(core) * p->A;
-    int64_t begin, end;
-    vn_ops_split(p->lines, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t l = begin; l < end; l++) {
-        vn_set_loop(core, l);
+    for (int64_t l; vn_tile_next(core, &l);) {
         int64_t o = l / p->inner, in = l % p->inner;
         for (int64_t i = 0; i < p->A; i++) {
             buf[i].v = vn_cast_load_f64(p->dt, a->x, (o * p->A + i) * p->inner + in);
@@ -144,7 +141,7 @@ static vn_status topk_run(const vn_op_run_ctx *ctx)
     if (p->lines == 0 || p->k == 0) return VN_OK;
     topk_args a = {p, ctx->inputs[0].data, ctx->outputs[0].data, ctx->outputs[1].data,
                    ctx->workspace};
-    vn_launch_desc d = {topk_kernel, "vn_topk", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {topk_kernel, "vn_topk", p->block_dim, &a, -1, p->lines};
     return vn_launch(ctx->device, &d, ctx->counters);
 }
 

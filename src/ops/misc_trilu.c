@@ -38,10 +38,8 @@ typedef struct trilu_args {
 static void trilu_kernel(vn_core *core, const void *args)
 {
     const trilu_args *a = args;
-    int64_t begin, end, es = a->esize;
-    vn_ops_split(a->rows, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t r = begin; r < end; r++) {
-        vn_set_loop(core, r);
+    int64_t es = a->esize;
+    for (int64_t r; vn_tile_next(core, &r);) {
         int64_t i = r % a->M;
         for (int64_t j = 0; j < a->N; j++) {
             bool keep = a->upper ? j - i >= a->k : j - i <= a->k;
@@ -68,8 +66,8 @@ static vn_status trilu_run(const vn_op_run_ctx *ctx)
         a.k = vn_cast_load_i64(ctx->inputs[1].desc.dtype, ctx->inputs[1].data, 0);
     a.rows = vn_desc_numel(x) / vn_ops_max(1, a.N);
     a.upper = ((const int64_t *)ctx->plan)[0] != 0;
-    vn_launch_desc d = {trilu_kernel, "vn_trilu", vn_ops_block_dim(ctx->device, a.rows, a.N),
-                        &a,           -1,         0};
+    int32_t blocks = vn_ops_block_dim(ctx->device, a.rows, a.N);
+    vn_launch_desc d = {trilu_kernel, "vn_trilu", blocks, &a, -1, a.rows};
     return a.rows ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

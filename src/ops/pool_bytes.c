@@ -76,11 +76,7 @@ static void bytes_kernel(vn_core *core, const void *args)
     const bytes_args *a = args;
     const vn_pool_geom *g = &a->p->g;
     int64_t in_plane = g->in[0] * g->in[1] * g->in[2], out_rows = g->out[0] * g->out[1];
-    int64_t begin, end;
-    vn_ops_split(a->p->planes * g->out[0] * a->bands, vn_block_num(core), vn_block_idx(core),
-                 &begin, &end);
-    for (int64_t task = begin; task < end; task++) {
-        vn_set_loop(core, task);
+    for (int64_t task; vn_tile_next(core, &task);) {
         int64_t pd = task / a->bands, plane = pd / g->out[0], od = pd % g->out[0];
         int64_t oh0 = (task % a->bands) * a->rows, oh1 = vn_ops_min(g->out[1], oh0 + a->rows);
         for (int64_t oh = oh0; oh < oh1; oh++)
@@ -108,6 +104,6 @@ vn_status vn_pool_run_bytes(vn_device *device, const vn_pool_plan *p, const void
     int64_t tasks = p->planes * g->out[0] * a.bands;
     if (tasks == 0 || g->out[2] == 0) return VN_OK;
     int32_t blocks = vn_ops_block_dim(device, tasks, a.rows * row * g->k[0] * g->k[1] * g->k[2]);
-    vn_launch_desc ld = {bytes_kernel, "max_pool_bytes", blocks, &a, -1, 0};
+    vn_launch_desc ld = {bytes_kernel, "max_pool_bytes", blocks, &a, -1, tasks};
     return vn_launch(device, &ld, counters);
 }

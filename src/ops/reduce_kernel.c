@@ -191,10 +191,7 @@ static void reduce_kernel(vn_core *core, const void *args)
 {
     const reduce_args *a = args;
     const vn_reduce_plan *p = a->p;
-    int64_t begin, end;
-    vn_ops_split(p->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t o1 = vn_ops_min(p->nout, (t + 1) * p->per_tile);
         for (int64_t o = t * p->per_tile; o < o1; o++) {
             int64_t base = 0, r = o;
@@ -214,6 +211,6 @@ vn_status vn_reduce_execute(vn_device *device, const vn_reduce_plan *p, const vo
 {
     if (p->tiles == 0) return VN_OK;
     reduce_args a = {p, x, y};
-    vn_launch_desc d = {reduce_kernel, "vn_reduce", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {reduce_kernel, "vn_reduce", p->block_dim, &a, -1, p->tiles};
     return vn_launch(device, &d, counters);
 }

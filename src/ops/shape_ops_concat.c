@@ -35,10 +35,7 @@ static void parts_kernel(vn_core *core, const void *args)
 {
     const parts_args *a = args;
     const parts_plan *p = a->p;
-    int64_t begin, end;
-    vn_ops_split(p->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t o = t / p->n, i = t % p->n, n = p->chunk[i];
         uint8_t *part = a->parts[i].data, *big = a->big + o * p->big_chunk + p->off[i];
         if (n == 0 || !part) continue;
@@ -56,7 +53,8 @@ static vn_status parts_execute(vn_device *device, const parts_plan *p, const vn_
 {
     if (p->tiles == 0) return VN_OK;
     parts_args a = {p, parts, big};
-    vn_launch_desc d = {parts_kernel, p->split ? "vn_split" : "vn_concat", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {parts_kernel, p->split ? "vn_split" : "vn_concat", p->block_dim, &a, -1,
+                        p->tiles};
     return vn_launch(device, &d, counters);
 }
 

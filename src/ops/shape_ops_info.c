@@ -93,10 +93,7 @@ typedef struct fill_args {
 static void fill_kernel(vn_core *core, const void *args)
 {
     const fill_args *a = args;
-    int64_t begin, end;
-    vn_ops_split(a->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t i1 = vn_ops_min(a->n, (t + 1) * FILL_TILE);
         for (int64_t i = t * FILL_TILE; i < i1; i++) {
             if (a->range)
@@ -117,7 +114,7 @@ static vn_status fill_execute(vn_device *device, fill_args *a, vn_kernel_counter
                         vn_ops_block_dim(device, a->tiles, FILL_TILE),
                         a,
                         -1,
-                        0};
+                        a->tiles};
     return vn_launch(device, &d, counters);
 }
 

@@ -177,11 +177,9 @@ static void rows_kernel(vn_core *core, const void *args)
 {
     const view_args *a = args;
     const vn_view *v = a->v;
-    int64_t begin, end, es = v->esize;
-    vn_ops_split(v->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
+    int64_t es = v->esize;
     const vn_view_dim *last = &v->d[v->rank - 1];
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t r1 = vn_ops_min(v->rows, (t + 1) * v->tile_rows);
         for (int64_t r = t * v->tile_rows; r < r1; r++) {
             int64_t off = row_offset(v, r, v->rank - 1);
@@ -230,10 +228,8 @@ static void transpose_kernel(vn_core *core, const void *args)
     const view_args *a = args;
     const vn_view *v = a->v;
     int64_t A = v->d[v->rank - 2].size, L = v->L, sb = v->d[v->rank - 1].stride, es = v->esize;
-    int64_t nba = vn_ops_div_up(A, TB), nbb = vn_ops_div_up(L, TB), begin, end;
-    vn_ops_split(v->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    int64_t nba = vn_ops_div_up(A, TB), nbb = vn_ops_div_up(L, TB);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t jb = t % nbb, ib = t / nbb % nba, o = t / (nbb * nba);
         int64_t i0 = ib * TB, j0 = jb * TB;
         int64_t na = vn_ops_min(TB, A - i0), nb = vn_ops_min(TB, L - j0);
@@ -255,7 +251,7 @@ vn_status vn_view_execute(vn_device *device, const vn_view *v, const void *src, 
                         v->block_dim,
                         &a,
                         -1,
-                        0};
+                        v->tiles};
     return vn_launch(device, &d, counters);
 }
 
@@ -276,10 +272,7 @@ typedef struct copy_args {
 static void copy_kernel(vn_core *core, const void *args)
 {
     const copy_args *a = args;
-    int64_t begin, end;
-    vn_ops_split(a->tiles, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(core, t);
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t o = t * COPY_CHUNK, n = vn_ops_min(COPY_CHUNK, a->bytes - o);
         memcpy(a->dst + o, a->src + o, (size_t)n);
         core->counters.bytes_in += n;
@@ -292,7 +285,7 @@ vn_status vn_so_copy(vn_device *device, const void *src, void *dst, int64_t byte
 {
     if (bytes <= 0 || src == dst) return VN_OK;
     copy_args a = {src, dst, bytes, vn_ops_div_up(bytes, COPY_CHUNK)};
-    vn_launch_desc d = {copy_kernel, "vn_copy", vn_ops_block_dim(device, a.tiles, COPY_CHUNK / 4),
-                        &a,          -1,        0};
+    int32_t blocks = vn_ops_block_dim(device, a.tiles, COPY_CHUNK / 4);
+    vn_launch_desc d = {copy_kernel, "vn_copy", blocks, &a, -1, a.tiles};
     return vn_launch(device, &d, counters);
 }

@@ -151,10 +151,7 @@ static void dft_kernel(vn_core *core, const void *args)
     double *re = a->ws + (int64_t)vn_block_idx(core) * 4 * p->n, *im = re + p->n;
     double *ore = im + p->n, *oim = ore + p->n;
     double scale = p->inverse ? 1.0 / (double)p->n : 1.0;
-    int64_t begin, end;
-    vn_ops_split(p->outer * p->inner, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t l = begin; l < end; l++) {
-        vn_set_loop(core, l);
+    for (int64_t l; vn_tile_next(core, &l);) {
         dft_load(p, a->x, l, re, im);
         vn_dft_direct(&p->tw, re, im, p->inverse ? 1.0 : -1.0, p->len_out, ore, oim);
         int64_t o = l / p->inner, i = l % p->inner;
@@ -171,7 +168,7 @@ static vn_status dft_run(const vn_op_run_ctx *ctx)
 {
     const dft_plan *p = ctx->plan;
     dft_args a = {p, ctx->inputs[0].data, ctx->outputs[0].data, ctx->workspace};
-    vn_launch_desc d = {dft_kernel, "vn_dft", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {dft_kernel, "vn_dft", p->block_dim, &a, -1, p->outer * p->inner};
     return p->outer * p->inner > 0 ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

@@ -108,10 +108,7 @@ static void stft_kernel(vn_core *core, const void *args)
     const stft_plan *p = a->p;
     double *re = a->ws + (int64_t)vn_block_idx(core) * 4 * p->n, *im = re + p->n;
     double *ore = im + p->n, *oim = ore + p->n;
-    int64_t begin, end;
-    vn_ops_split(p->batch * p->frames, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t l = begin; l < end; l++) {
-        vn_set_loop(core, l);
+    for (int64_t l; vn_tile_next(core, &l);) {
         int64_t b = l / p->frames, start = l % p->frames * p->step;
         for (int64_t t = 0; t < p->n; t++) {
             double w = t >= p->wlen ? 0 : a->w ? vn_cast_load_f64(p->dt, a->w, t) : 1;
@@ -134,7 +131,7 @@ static vn_status stft_run(const vn_op_run_ctx *ctx)
     const void *w =
         ctx->num_inputs > 2 && ctx->inputs[2].desc.rank >= 0 ? ctx->inputs[2].data : NULL;
     stft_args a = {p, ctx->inputs[0].data, w, ctx->outputs[0].data, ctx->workspace};
-    vn_launch_desc d = {stft_kernel, "vn_stft", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {stft_kernel, "vn_stft", p->block_dim, &a, -1, p->batch * p->frames};
     return p->batch * p->frames > 0 ? vn_launch(ctx->device, &d, ctx->counters) : VN_OK;
 }
 

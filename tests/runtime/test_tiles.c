@@ -8,7 +8,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "../runtime/rt_util.h"
+#include "rt_util.h"
 #include "vt.h"
 
 #define MAX_TILES 5000
