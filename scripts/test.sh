@@ -17,6 +17,9 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
+echo "== job 1a: operator and graph tests with every tile of a launch in one block's share (the others take them from its end: results must not depend on tile order)"
+(cd build && VINCI_TILES_ONE_SHARE=1 ctest --output-on-failure -j"$jobs" -L 'ops|graph')
+
 echo "== job 1b: ONNX conformance (onnx backend tests; fails on a test outside tests/conformance/expected_failures.txt)"
 .venv/bin/python scripts/conformance.py --vinci build/vinci -j"$jobs" --quiet
 

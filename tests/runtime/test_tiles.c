@@ -184,6 +184,7 @@ static void test_misuse(void)
 
 int main(void)
 {
+    unsetenv("VINCI_TILES_ONE_SHARE"); /* these tests check the even cut */
     VT_RUN(test_every_tile_once);
     VT_RUN(test_slow_block_helped);
     VT_RUN(test_on_stream);
