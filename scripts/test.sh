@@ -22,6 +22,8 @@ echo "== job 1a: operator and graph tests with every tile of a launch in one blo
 
 echo "== job 1b: ONNX conformance (onnx backend tests; fails on a test outside tests/conformance/expected_failures.txt)"
 .venv/bin/python scripts/conformance.py --vinci build/vinci -j"$jobs" --quiet
+echo "== job 1b': the same with every tile of a launch in one block's share (job 1a)"
+VINCI_TILES_ONE_SHARE=1 .venv/bin/python scripts/conformance.py --vinci build/vinci -j"$jobs" --quiet
 
 echo "== job 1c: end-to-end models vs onnxruntime (scripts/check_models.py; fails on FAIL, reports UNSUPPORTED)"
 .venv/bin/python scripts/check_models.py --vinci build/vinci --models-dir build/models

@@ -163,10 +163,11 @@ static void col_kernel(vn_core *core, const void *args)
 {
     const col_args *a = args;
     const vn_conv_geom *g = a->g;
-    int64_t rows = g->C * g->KH * g->KW, begin, end, ohw = g->OH * g->OW;
-    vn_ops_split(rows, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t r = begin; r < end; r++) vn_conv_im2col_row(g, a->x, 4, 0, r, a->col + r * ohw);
-    core->counters.bytes_out += (end - begin) * ohw * 4;
+    int64_t ohw = g->OH * g->OW;
+    for (int64_t r; vn_tile_next(core, &r);) {
+        vn_conv_im2col_row(g, a->x, 4, 0, r, a->col + r * ohw);
+        core->counters.bytes_out += ohw * 4;
+    }
 }
 
 /* ---- activation pass ---------------------------------------------------------- */
@@ -182,14 +183,12 @@ typedef struct act_args {
 static void act_kernel(vn_core *core, const void *args)
 {
     const act_args *a = args;
-    int64_t chunks = vn_ops_div_up(a->n, ACT_CHUNK), begin, end;
-    vn_ops_split(chunks, vn_block_num(core), vn_block_idx(core), &begin, &end);
     const vn_conv_table *t = vn_conv_table_get();
-    for (int64_t c = begin; c < end; c++) {
-        int64_t off = c * ACT_CHUNK;
-        t->act(a->y + off, vn_ops_min(ACT_CHUNK, a->n - off), &a->p->epi);
+    for (int64_t c; vn_tile_next(core, &c);) {
+        int64_t off = c * ACT_CHUNK, n = vn_ops_min(ACT_CHUNK, a->n - off);
+        t->act(a->y + off, n, &a->p->epi);
+        core->counters.vector_elem_ops += n;
     }
-    core->counters.vector_elem_ops += vn_ops_min(end * ACT_CHUNK, a->n) - begin * ACT_CHUNK;
 }
 
 vn_status vn_conv_act_run(const vn_conv_plan *p, float *y, int64_t n)
@@ -197,8 +196,8 @@ vn_status vn_conv_act_run(const vn_conv_plan *p, float *y, int64_t n)
     act_args a = {p, y, n};
     int64_t chunks = vn_ops_div_up(n, ACT_CHUNK);
     if (chunks == 0) return VN_OK;
-    vn_launch_desc ld = {
-        act_kernel, "vn_conv_act", vn_ops_block_dim(p->device, chunks, ACT_CHUNK), &a, -1, 0};
+    int32_t blocks = vn_ops_block_dim(p->device, chunks, ACT_CHUNK);
+    vn_launch_desc ld = {act_kernel, "vn_conv_act", blocks, &a, -1, chunks};
     return vn_launch(p->device, &ld, NULL);
 }
 
@@ -213,9 +212,8 @@ static vn_status run_image(const vn_conv_plan *p, const float *x, const float *w
     if (p->algo == VN_CONV_ALGO_IM2COL) {
         col_args ca = {g, x, col};
         int64_t rows = g->C * g->KH * g->KW;
-        vn_launch_desc ld = {
-            col_kernel, "vn_conv_im2col", vn_ops_block_dim(p->device, rows, g->OH * g->OW), &ca, -1,
-            0};
+        int32_t blocks = vn_ops_block_dim(p->device, rows, g->OH * g->OW);
+        vn_launch_desc ld = {col_kernel, "vn_conv_im2col", blocks, &ca, -1, rows};
         st = vn_launch(p->device, &ld, counters);
         b = col;
     }

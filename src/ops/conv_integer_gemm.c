@@ -144,11 +144,11 @@ static void ci_col_kernel(vn_core *core, const void *args)
 {
     const ci_col_args *a = args;
     const vn_conv_geom *g = a->g;
-    int64_t rows = g->C * g->KH * g->KW, P = g->OH * g->OW, begin, end;
-    vn_ops_split(rows, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t r = begin; r < end; r++)
+    int64_t P = g->OH * g->OW;
+    for (int64_t r; vn_tile_next(core, &r);) {
         vn_conv_im2col_row(g, a->x, 1, a->pad, r, a->cols + r * P);
-    core->counters.bytes_out += (end - begin) * P;
+        core->counters.bytes_out += P;
+    }
 }
 
 /* ---- finish: [G][P][Kg] sums -> y's NCHW planes ----------------------------- */
@@ -210,17 +210,16 @@ static void ci_fin_kernel(vn_core *core, const void *args)
 {
     const ci_fin_args *a = args;
     const vn_conv_geom *g = &a->p->g;
-    int64_t P = g->OH * g->OW, per = vn_ops_div_up(P, FIN_PIX), begin, end;
-    vn_ops_split(g->G * per, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    for (int64_t t = begin; t < end; t++) {
+    int64_t P = g->OH * g->OW, per = vn_ops_div_up(P, FIN_PIX);
+    int64_t es = a->p->ydt == VN_I32 ? 4 : 1;
+    for (int64_t t; vn_tile_next(core, &t);) {
         int64_t p0 = t % per * FIN_PIX;
         if (a->p->ydt == VN_I32)
             ci_fin_i32(a, t / per, p0, vn_ops_min(FIN_PIX, P - p0));
         else
             ci_fin_q(a, t / per, p0, vn_ops_min(FIN_PIX, P - p0));
+        core->counters.bytes_out += FIN_PIX * (g->K / g->G) * es;
     }
-    int64_t es = a->p->ydt == VN_I32 ? 4 : 1;
-    core->counters.bytes_out += (end - begin) * FIN_PIX * (g->K / g->G) * es;
 }
 
 /* ---- run ---------------------------------------------------------------------- */
@@ -246,7 +245,7 @@ static vn_status ci_image(const vn_op_run_ctx *ctx, const vn_gemm_plan *gp, cons
                              vn_ops_block_dim(ctx->device, rows, P),
                              &ca,
                              -1,
-                             0};
+                             rows};
         st = vn_launch(ctx->device, &ld, &c[0]);
         a = ws;
     }
@@ -260,7 +259,7 @@ static vn_status ci_image(const vn_op_run_ctx *ctx, const vn_gemm_plan *gp, cons
         vn_ops_block_dim(ctx->device, g->G * vn_ops_div_up(P, FIN_PIX), FIN_PIX * kg),
         &fa,
         -1,
-        0};
+        g->G * vn_ops_div_up(P, FIN_PIX)};
     if (st == VN_OK) st = vn_launch(ctx->device, &lf, &c[2]);
     for (int i = 0; i < 3 && st == VN_OK && ctx->counters; i++)
         vn_kernel_counters_add(ctx->counters, &c[i]);

@@ -153,19 +153,13 @@ static void col2im_kernel(vn_core *c, const void *args)
 {
     const col2im_args *a = args;
     const vn_convt_plan *p = a->p;
-    int64_t begin, end;
-    vn_ops_split(p->tiles, vn_block_num(c), vn_block_idx(c), &begin, &end);
-    if (begin >= end) return;
     col2im_block b;
     b.ws = vn_ops_row_width(p->g.in[VN_CONVT_W], VN_F32);
     b.ows = vn_ops_row_width(p->g.out[VN_CONVT_W], VN_F32);
     b.cbuf = vn_buf_new(c, VN_VECCALC, p->g.k[VN_CONVT_W] * b.ws, VN_F32);
     b.out = vn_buf_new(c, VN_VECCALC, p->R * b.ows, VN_F32);
     b.bval = vn_buf_new(c, VN_VECCALC, 8, VN_F32);
-    for (int64_t t = begin; t < end; t++) {
-        vn_set_loop(c, t);
-        run_tile(c, a, &b, t);
-    }
+    for (int64_t t; vn_tile_next(c, &t);) run_tile(c, a, &b, t);
 }
 
 vn_status vn_convt_col2im(vn_device *device, const vn_convt_plan *p, const float *col,
@@ -177,6 +171,6 @@ vn_status vn_convt_col2im(vn_device *device, const vn_convt_plan *p, const float
     col2im_args a = {p, vn_gm_make((void *)col, VN_F32, ncol),
                      vn_gm_make((void *)bias, VN_F32, bias ? g->M : 0),
                      vn_ops_output_gm(y, VN_F32, ny)};
-    vn_launch_desc d = {col2im_kernel, "conv_transpose_col2im", p->block_dim, &a, -1, 0};
+    vn_launch_desc d = {col2im_kernel, "conv_transpose_col2im", p->block_dim, &a, -1, p->tiles};
     return vn_launch(device, &d, counters);
 }

@@ -109,14 +109,6 @@ vn_gm vn_ops_output_gm(void *data, vn_dtype dtype, int64_t len);
 /* Whether vn_ops_output_gm gives `len` elements of dtype the streaming hint. */
 bool vn_ops_output_streamed(vn_dtype dtype, int64_t len);
 
-/* Tiles [*begin, *end) of block `block` of `blocks` (contiguous, balanced). */
-static inline void vn_ops_split(int64_t tiles, int32_t blocks, int32_t block, int64_t *begin,
-                                int64_t *end)
-{
-    *begin = tiles * block / blocks;
-    *end = tiles * (block + 1) / blocks;
-}
-
 /* Scratch bytes kept free of tiles for small buffers and block rounding. */
 #define VN_OPS_UB_MARGIN 2048
 

@@ -49,10 +49,13 @@ static void pass_kernel(vn_core *core, const void *args)
     const pass_args *a = args;
     const rz_pass *p = a->p;
     int32_t n = p->taps.n;
-    int64_t begin, end;
-    vn_ops_split(p->outer * p->out, vn_block_num(core), vn_block_idx(core), &begin, &end);
-    int64_t r = begin / p->out, o = begin % p->out; /* walked, not divided, per tile */
-    for (int64_t tile = begin; tile < end; tile++) {
+    int64_t r = 0, o = 0, last = -2, done = 0;
+    for (int64_t tile; vn_tile_next(core, &tile); last = tile, done++) {
+        if (tile != last + 1) { /* walked, not divided, from tile to tile */
+            r = tile / p->out, o = tile % p->out;
+        } else if (++o == p->out) {
+            o = 0, r++;
+        }
         const int64_t *idx = p->taps.idx + o * n;
         const float *w = p->taps.w + o * n;
         const float *src = a->src + r * p->in * p->inner;
@@ -64,9 +67,8 @@ static void pass_kernel(vn_core *core, const void *args)
         } else {
             line_rows(dst, src, idx, w, n, p->inner);
         }
-        if (++o == p->out) o = 0, r++;
     }
-    core->counters.vector_elem_ops += (end - begin) * p->inner * n * 2;
+    core->counters.vector_elem_ops += done * p->inner * n * 2;
 }
 
 vn_status vn_rz_pass_run(vn_device *device, const rz_pass *pass, const float *src, float *dst,
@@ -74,6 +76,7 @@ vn_status vn_rz_pass_run(vn_device *device, const rz_pass *pass, const float *sr
 {
     if (pass->outer * pass->out * pass->inner == 0) return VN_OK;
     pass_args a = {pass, src, dst, extrapolation};
-    vn_launch_desc d = {pass_kernel, "vn_resize_pass", pass->block_dim, &a, -1, 0};
+    vn_launch_desc d = {pass_kernel, "vn_resize_pass",       pass->block_dim, &a,
+                        -1,          pass->outer * pass->out};
     return vn_launch(device, &d, counters);
 }
