@@ -195,8 +195,8 @@ static vn_status pack_b_for_run(const vn_gemm_plan *p, vn_gemm_kargs *g, void **
     g->b = vn_gm_make(*packed, VN_U8, (int64_t)bytes);
     g->b_packed = true;
     int64_t mats = p->d.stride_b ? p->d.batch : 1;
-    vn_launch_desc ld = {
-        vn_gemm_pack_kernel, "vn_gemm_pack", (int32_t)min64(mats * p->pk_nt, 65535), g, -1, 0};
+    int32_t blocks = (int32_t)min64(mats * p->pk_nt, 65535);
+    vn_launch_desc ld = {vn_gemm_pack_kernel, "vn_gemm_pack", blocks, g, -1, 0};
     return vn_launch(p->device, &ld, NULL);
 }
 
@@ -247,12 +247,9 @@ vn_status vn_gemm_run(const vn_gemm_plan *p, const vn_gemm_args *args)
     if (p->b_run_pack && !args->b_packed) st = pack_b_for_run(p, &g, &packed);
     if (st == VN_OK) {
         int64_t tiles = gemv ? d->batch * p->gv_nt : d->batch * p->mt * p->nt;
-        vn_launch_desc ld = {gemv ? vn_gemv_kernel : vn_gemm_kernel,
-                             gemv ? "vn_gemv" : "vn_gemm",
-                             (int32_t)min64(tiles, 65535),
-                             &g,
-                             -1,
-                             0};
+        vn_kernel_fn kernel = gemv ? vn_gemv_kernel : vn_gemm_kernel;
+        const char *name = gemv ? "vn_gemv" : "vn_gemm";
+        vn_launch_desc ld = {kernel, name, (int32_t)min64(tiles, 65535), &g, -1, 0};
         st = vn_launch(p->device, &ld, args->counters);
     }
     if (st == VN_OK && args->counters) count_operand_bytes(p, args, args->counters);

@@ -873,10 +873,8 @@ vn_status vn_conv_nc1hwc0_run(const vn_conv_plan *p, const float *x, const float
      * the FMA rate, and a 7 x 7 map of 960 channels (15 us) was 1 block. */
     int64_t per_elem = dw ? 2 : 8;
     int32_t blocks = vn_ops_block_dim(p->device, d.tiles, vn_ops_max(1, work / per_elem));
-    vn_launch_desc ld = {
-        conv_kernel, p->algo == VN_CONV_ALGO_DEPTHWISE ? "vn_conv_depthwise" : "vn_conv_direct",
-        blocks,      &d,
-        -1,          d.tiles};
+    const char *name = dw ? "vn_conv_depthwise" : "vn_conv_direct";
+    vn_launch_desc ld = {conv_kernel, name, blocks, &d, -1, d.tiles};
     vn_status st = vn_launch(p->device, &ld, counters);
     if (st == VN_OK && counters) count_bytes(p, counters);
     return st;

@@ -240,12 +240,8 @@ static vn_status ci_image(const vn_op_run_ctx *ctx, const vn_gemm_plan *gp, cons
     if (!p->in_place) {
         int64_t rows = g->C * g->KH * g->KW;
         ci_col_args ca = {g, x, ws, (uint8_t)xzp};
-        vn_launch_desc ld = {ci_col_kernel,
-                             "vn_conv_integer_im2col",
-                             vn_ops_block_dim(ctx->device, rows, P),
-                             &ca,
-                             -1,
-                             rows};
+        int32_t blocks = vn_ops_block_dim(ctx->device, rows, P);
+        vn_launch_desc ld = {ci_col_kernel, "vn_conv_integer_im2col", blocks, &ca, -1, rows};
         st = vn_launch(ctx->device, &ld, &c[0]);
         a = ws;
     }
@@ -253,13 +249,9 @@ static vn_status ci_image(const vn_op_run_ctx *ctx, const vn_gemm_plan *gp, cons
     if (st == VN_OK) st = vn_gemm_run(gp, &ga);
     ci_fin_args fa = *fin;
     fa.sums = sums, fa.n = n;
-    vn_launch_desc lf = {
-        ci_fin_kernel,
-        "vn_conv_integer_finish",
-        vn_ops_block_dim(ctx->device, g->G * vn_ops_div_up(P, FIN_PIX), FIN_PIX * kg),
-        &fa,
-        -1,
-        g->G * vn_ops_div_up(P, FIN_PIX)};
+    int64_t fin_tiles = g->G * vn_ops_div_up(P, FIN_PIX);
+    int32_t fin_blocks = vn_ops_block_dim(ctx->device, fin_tiles, FIN_PIX * kg);
+    vn_launch_desc lf = {ci_fin_kernel, "vn_conv_integer_finish", fin_blocks, &fa, -1, fin_tiles};
     if (st == VN_OK) st = vn_launch(ctx->device, &lf, &c[2]);
     for (int i = 0; i < 3 && st == VN_OK && ctx->counters; i++)
         vn_kernel_counters_add(ctx->counters, &c[i]);

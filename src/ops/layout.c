@@ -76,12 +76,9 @@ static vn_status launch(vn_device *device, layout_args *a, vn_kernel_counters *c
     if (tiles == 0) return VN_OK;
     /* a tile is at most CHUNK pixels: a 1x1 map (after a global pool) is one each */
     int64_t tile_elems = vn_ops_min(CHUNK, a->S) * VN_C0;
-    vn_launch_desc d = {layout_kernel,
-                        a->to_blocked ? "vn_to_nc1hwc0" : "vn_from_nc1hwc0",
-                        vn_ops_block_dim(device, tiles, tile_elems),
-                        a,
-                        -1,
-                        tiles};
+    const char *name = a->to_blocked ? "vn_to_nc1hwc0" : "vn_from_nc1hwc0";
+    int32_t blocks = vn_ops_block_dim(device, tiles, tile_elems);
+    vn_launch_desc d = {layout_kernel, name, blocks, a, -1, tiles};
     return vn_launch(device, &d, counters);
 }
 

@@ -129,11 +129,7 @@ vn_status vn_pool_run_global(vn_device *device, const vn_pool_plan *p, const voi
     int64_t nin = p->planes * pixels(p) * p->lanes;
     global_args a = {p, vn_gm_make((void *)x, p->dtype, nin),
                      vn_ops_output_gm(y, p->dtype, p->planes * p->lanes)};
-    vn_launch_desc d = {global_kernel,
-                        p->kind == VN_POOL_MAX ? "global_max_pool" : "global_avg_pool",
-                        p->block_dim,
-                        &a,
-                        -1,
-                        p->tiles};
+    const char *name = p->kind == VN_POOL_MAX ? "global_max_pool" : "global_avg_pool";
+    vn_launch_desc d = {global_kernel, name, p->block_dim, &a, -1, p->tiles};
     return vn_launch(device, &d, counters);
 }

@@ -256,11 +256,7 @@ vn_status vn_rownorm_execute(vn_device *device, const vn_rownorm_plan *p, const 
                       vn_gm_make((void *)scale, p->dtype, p->H),
                       vn_gm_make((void *)bias, p->dtype, bias ? p->H : 0),
                       vn_ops_output_gm(y, p->dtype, p->rows * p->H)};
-    vn_launch_desc d = {rownorm_kernel,
-                        p->mode == VN_ROWNORM_LAYER ? "layer_norm" : "rms_norm",
-                        p->block_dim,
-                        &a,
-                        -1,
-                        p->tiles};
+    const char *name = p->mode == VN_ROWNORM_LAYER ? "layer_norm" : "rms_norm";
+    vn_launch_desc d = {rownorm_kernel, name, p->block_dim, &a, -1, p->tiles};
     return vn_launch(device, &d, counters);
 }

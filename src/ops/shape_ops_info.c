@@ -109,12 +109,9 @@ static vn_status fill_execute(vn_device *device, fill_args *a, vn_kernel_counter
 {
     a->tiles = vn_ops_div_up(a->n, FILL_TILE);
     if (a->tiles == 0) return VN_OK;
-    vn_launch_desc d = {fill_kernel,
-                        a->range ? "vn_range" : "vn_fill",
-                        vn_ops_block_dim(device, a->tiles, FILL_TILE),
-                        a,
-                        -1,
-                        a->tiles};
+    const char *name = a->range ? "vn_range" : "vn_fill";
+    int32_t blocks = vn_ops_block_dim(device, a->tiles, FILL_TILE);
+    vn_launch_desc d = {fill_kernel, name, blocks, a, -1, a->tiles};
     return vn_launch(device, &d, counters);
 }
 

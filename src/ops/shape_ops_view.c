@@ -246,12 +246,9 @@ vn_status vn_view_execute(vn_device *device, const vn_view *v, const void *src, 
 {
     if (v->numel == 0 || v->tiles == 0) return VN_OK;
     view_args a = {v, src, dst};
-    vn_launch_desc d = {v->transpose ? transpose_kernel : rows_kernel,
-                        v->transpose ? "vn_transpose" : "vn_view_copy",
-                        v->block_dim,
-                        &a,
-                        -1,
-                        v->tiles};
+    vn_kernel_fn kernel = v->transpose ? transpose_kernel : rows_kernel;
+    const char *name = v->transpose ? "vn_transpose" : "vn_view_copy";
+    vn_launch_desc d = {kernel, name, v->block_dim, &a, -1, v->tiles};
     return vn_launch(device, &d, counters);
 }
 
