@@ -77,6 +77,7 @@ struct vn_core {
     int64_t tiles;         /* how many (vn_launch_desc.tiles) */
     bool tile_steal;       /* a block takes tiles of other shares after its own (not checked) */
     int64_t batch_next, batch_stop; /* tiles of its own share this block has claimed, not run */
+    bool own_done;                  /* its own share is empty: it claims there no more */
 
     uint8_t *arena[VN_ARENA_COUNT];
     int64_t arena_size[VN_ARENA_COUNT];

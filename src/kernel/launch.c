@@ -74,6 +74,7 @@ static void reset_core(vn_core *core, launch_ctx *lc, int32_t worker, int32_t bl
     core->tiles = lc->desc->tiles;
     core->tile_steal = !lc->checked;
     core->batch_next = core->batch_stop = 0;
+    core->own_done = false;
     for (int a = 0; a < VN_ARENA_COUNT; a++) {
         core->arena[a] = vn_device_arena(lc->device, worker, (vn_arena)a);
         core->arena_size[a] = vn_device_arena_size(lc->device, (vn_arena)a);

@@ -14,10 +14,10 @@
  * end - 1 of the share with the most tiles left by compare-and-swap. Front
  * only grows, end only shrinks, so a tile is claimed by exactly one of them:
  * both change the same word, and tiles at or past end belong to whoever
- * moved end. An owner's claims add at most an eighth of its share's tiles
- * each (one once it is empty, once per call), so front stays below
- * 2 * tiles <= 2^32 (tiles <= INT32_MAX, checked at launch) and never
- * carries into end.
+ * moved end. An owner stops claiming once a claim finds its share empty,
+ * so front ends at most one batch (an eighth of the share) past end:
+ * below 1.125 * tiles < 2^32 (tiles <= INT32_MAX, checked at launch), and
+ * it never carries into end.
  *
  * Order: claims need no ordering with anything else (relaxed): each tile's
  * work is independent, and the launch's completion publishes the results.
@@ -134,10 +134,11 @@ static int32_t fullest_share(const vn_core *core)
 
 static bool next_tile(vn_core *core, int64_t *tile)
 {
-    if (core->batch_next < core->batch_stop || take_front(core)) {
+    if (core->batch_next < core->batch_stop || (!core->own_done && take_front(core))) {
         *tile = core->batch_next++;
         return true;
     }
+    core->own_done = true;
     if (!core->tile_steal) return false;
     for (int32_t victim; (victim = fullest_share(core)) >= 0;)
         if (take_back(&core->shares[victim], tile)) return true;
