@@ -88,6 +88,7 @@ typedef struct vn_gemm_tiling {
     int64_t mb;         /* rows of one kernel block */
     int32_t block_dim;  /* blocks per launch (all batches) */
     bool gemv;          /* M == 1 f32: B streamed, no packing */
+    bool a_padded;      /* runs reading A in place copy it once to uncrowded rows */
 } vn_gemm_tiling;
 vn_gemm_tiling vn_gemm_plan_tiling(const vn_gemm_plan *plan);
 

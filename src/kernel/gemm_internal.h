@@ -37,6 +37,8 @@ struct vn_gemm_plan {
                                (vn_cube_mmad_a_gm) */
     int64_t pk_np, pk_nt;   /* that packing: panels per block, blocks per B matrix */
     bool b_next_pf;         /* a packed-B tile queues the next B block into L2 (L2 holds both) */
+    bool a_run_pad;         /* a run reading A in place first copies it to rows a_pad_rs apart */
+    int64_t a_pad_rs;       /* (its rows lie a multiple of 4 KiB apart: vn_rows_crowd_l1) */
     int64_t gv_nb, gv_nt;   /* GEMV: columns per block, blocks per batch */
     int32_t a_zero, b_zero; /* effective zero points after the loads' shifts */
     int64_t packed_elems;   /* one packed B, panels only */
@@ -50,7 +52,9 @@ typedef struct vn_gemm_kargs {
     vn_gm a, b, c, part, c_in, res, bias, col_scale, row_sum, col_sum;
     int64_t ldp, part_stride; /* partial sums: row stride, batch stride */
     bool b_packed;
-    vn_gm b_src; /* b_run_pack: the unpacked B, packed into b (then b_packed) */
+    vn_gm b_src;  /* b_run_pack: the unpacked B, packed into b (then b_packed) */
+    vn_gm a_src;  /* a_run_pad: the caller's A, copied into a */
+    int64_t a_rs; /* row stride of A as the kernels read it (p->a_rs, or p->a_pad_rs) */
 } vn_gemm_kargs;
 
 static inline int64_t min64(int64_t a, int64_t b)
@@ -67,6 +71,7 @@ void vn_gemm_pack_columns(const vn_gemm_plan *p, void *packed, const void *b, in
 
 void vn_gemm_kernel(vn_core *core, const void *args);
 void vn_gemm_pack_kernel(vn_core *core, const void *args);
+void vn_gemm_pad_a_kernel(vn_core *core, const void *args);
 void vn_gemv_kernel(vn_core *core, const void *args);
 
 /* The fixpipe settings every tile of the plan shares (pointers unset). */

@@ -91,8 +91,8 @@ static void prefetch_next_a(vn_core *core, const vn_gemm_kargs *g, const tile_po
     if (r >= t->m0 + t->ml) r = t->m0, k0 = kc0 + p->kc;
     if (k0 >= p->d.K) return;
     int64_t rl = min64(step, t->m0 + t->ml - r), kl = min64(p->kc, p->d.K - k0);
-    int64_t off = t->batch * p->d.stride_a + r * p->a_rs + k0 * p->a_cs;
-    vn_prefetch_mat(core, vn_mat_make(g->a, off, p->a_rs, p->a_cs), rl, kl);
+    int64_t off = t->batch * p->d.stride_a + r * g->a_rs + k0 * p->a_cs;
+    vn_prefetch_mat(core, vn_mat_make(g->a, off, g->a_rs, p->a_cs), rl, kl);
 }
 
 /* ---- B packed once per run (b_run_pack) ------------------------------------ */
@@ -107,6 +107,18 @@ void vn_gemm_pack_kernel(vn_core *core, const void *args)
         int64_t n0 = (i % p->pk_nt) * p->pk_np * nr, n = min64(p->pk_np * nr, p->d.N - n0);
         if (n > 0) vn_gemm_pack_columns(p, g->b.data, g->b_src.data, i / p->pk_nt, n0, n);
     }
+}
+
+/* ---- A copied once per run (a_run_pad) ------------------------------------ */
+
+/* Tile i copies row i of the caller's A to its padded place. */
+void vn_gemm_pad_a_kernel(vn_core *core, const void *args)
+{
+    const vn_gemm_kargs *g = args;
+    const vn_gemm_plan *p = g->p;
+    for (int64_t i; vn_tile_next(core, &i);)
+        memcpy((float *)g->a.data + i * g->a_rs, (const float *)g->a_src.data + i * p->a_rs,
+               (size_t)p->d.K * sizeof(float));
 }
 
 /* Where the fixpipe of the rows from r writes: C after the last K chunk,
@@ -214,7 +226,7 @@ static void gemm_group(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t,
     bool first = kc0 == 0, last = kc0 + kl >= d->K;
     vn_set_loop(core, kc0 / p->kc);
     vn_mat am =
-        vn_mat_make(g->a, t->batch * d->stride_a + r0 * p->a_rs + kc0 * p->a_cs, p->a_rs, p->a_cs);
+        vn_mat_make(g->a, t->batch * d->stride_a + r0 * g->a_rs + kc0 * p->a_cs, g->a_rs, p->a_cs);
     if (kl > 0) {
         if (!a_direct) vn_cube_load_a(core, ch->a2, am, rl, kl);
         prefetch_next_a(core, g, t, r0, step, kc0);

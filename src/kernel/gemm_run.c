@@ -127,6 +127,7 @@ static void make_gms(const vn_gemm_plan *p, const vn_gemm_args *a, vn_gemm_kargs
     int64_t as = span(d->M, d->K, p->a_rs, p->a_cs), bs = span(d->K, d->N, p->b_rs, p->b_cs);
     int64_t cs = span(d->M, d->N, p->ldc, 1);
     g->a = vn_gm_make((void *)a->a, d->a_dtype, batch_span(d, d->stride_a, as));
+    g->a_rs = p->a_rs;
     if (a->b_packed)
         g->b = vn_gm_make((void *)a->b, VN_U8, (int64_t)vn_gemm_packed_b_size(p));
     else
@@ -200,6 +201,28 @@ static vn_status pack_b_for_run(const vn_gemm_plan *p, vn_gemm_kargs *g, void **
     return vn_launch(p->device, &ld, NULL);
 }
 
+/* An A read in place whose rows lie a multiple of 4 KiB apart crowds one
+ * L1 set, so the kernels copied each micro-panel's rows again for every B
+ * block and K chunk (cube.c; 3.9 % of a 1024^3 product, 5 % of BERT's
+ * 128 x 768 x 3072). A run that reads A in place copies it once instead, to
+ * rows a_pad_rs apart, and reads that. Without the buffer (memory limit)
+ * the kernels copy per panel as before: slower, not wrong. */
+static vn_status pad_a_for_run(const vn_gemm_plan *p, vn_gemm_kargs *g, void **padded)
+{
+    const vn_gemm_desc *d = &p->d;
+    size_t bytes = (size_t)(d->M * p->a_pad_rs) * sizeof(float);
+    if (vn_mem_alloc(p->device, NULL, bytes, padded) != VN_OK) {
+        *padded = NULL;
+        return VN_OK;
+    }
+    g->a_src = g->a;
+    g->a = vn_gm_make(*padded, VN_F32, d->M * p->a_pad_rs);
+    g->a_rs = p->a_pad_rs;
+    int32_t blocks = (int32_t)min64(d->M, vn_device_num_workers(p->device));
+    vn_launch_desc ld = {vn_gemm_pad_a_kernel, "vn_gemm_pad_a", blocks, g, -1, d->M};
+    return vn_launch(p->device, &ld, NULL);
+}
+
 vn_status vn_gemm_run(const vn_gemm_plan *p, const vn_gemm_args *args)
 {
     if (!p) return vn_error(VN_ERR_INVALID_ARG, W, "plan is NULL");
@@ -243,8 +266,10 @@ vn_status vn_gemm_run(const vn_gemm_plan *p, const vn_gemm_args *args)
             g.col_sum = vn_gm_make(cs, VN_I32, d->batch * d->N);
         }
     }
-    void *packed = NULL;
+    void *packed = NULL, *padded = NULL;
     if (p->b_run_pack && !args->b_packed) st = pack_b_for_run(p, &g, &packed);
+    if (st == VN_OK && p->a_run_pad && (g.b_packed || p->a_with_b1))
+        st = pad_a_for_run(p, &g, &padded);
     if (st == VN_OK) {
         int64_t tiles = gemv ? d->batch * p->gv_nt : d->batch * p->mt * p->nt;
         vn_kernel_fn kernel = gemv ? vn_gemv_kernel : vn_gemm_kernel;
@@ -254,6 +279,7 @@ vn_status vn_gemm_run(const vn_gemm_plan *p, const vn_gemm_args *args)
     }
     if (st == VN_OK && args->counters) count_operand_bytes(p, args, args->counters);
     vn_mem_free(packed);
+    vn_mem_free(padded);
     vn_aligned_free(work);
     free(sums);
     return st;

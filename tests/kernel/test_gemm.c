@@ -399,6 +399,32 @@ static void test_crowded_rows(void)
     run_case(&d, "crowded int8", true);
 }
 
+/* A crowded A over several column tiles: runs that read A in place copy it
+ * once to uncrowded rows (gemm_run.c); the results are the same bits as
+ * with B unpacked, and right -- also with no memory for the copy. */
+static void test_padded_a(void)
+{
+    static const int64_t s[][3] = {{64, 1024, 1024}, {128, 768, 3072}, {37, 1640, 2048}};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+        for (int t = 0; t < 2; t++) {
+            vn_gemm_desc d = vn_gemm_desc_default(s[i][0], s[i][1], s[i][2]);
+            d.b_prepacked = t == 1;
+            vn_gemm_plan *p = NULL;
+            VT_OK(vn_gemm_plan_create(NULL, &d, &p));
+            /* K a multiple of 1024: every row in one L1 set, crowded where MR > 4 */
+            vn_gemm_tiling tp = vn_gemm_plan_tiling(p);
+            VT_CHECK(tp.a_padded == (tp.mr > 4), "%lld x %lld x %lld, MR %d: A padded %d",
+                     (long long)d.M, (long long)d.N, (long long)d.K, tp.mr, tp.a_padded);
+            vn_gemm_plan_destroy(p);
+            run_case(&d, "padded A", true);
+        }
+    vn_gemm_desc d = vn_gemm_desc_default(64, 1024, 1024);
+    d.b_prepacked = true;
+    VT_OK(vn_mem_fault_inject(NULL, 1)); /* the copy's buffer is refused */
+    run_case(&d, "padded A, no memory", true);
+    VT_OK(vn_mem_fault_inject(NULL, 0));
+}
+
 static void test_trans_strided(void)
 {
     for (int t = 0; t < 4; t++) {
@@ -563,6 +589,7 @@ int main(void)
     VT_RUN(test_prepacked_hint);
     VT_RUN(test_run_pack_no_memory);
     VT_RUN(test_crowded_rows);
+    VT_RUN(test_padded_a);
     VT_RUN(test_trans_strided);
     VT_RUN(test_batch);
     VT_RUN(test_epilogues);
