@@ -59,6 +59,8 @@ typedef struct vn_tile_share {
 
 /* Cut `tiles` tiles into `blocks` contiguous shares (shares[b] for block b). */
 void vn_tile_shares_init(vn_tile_share *shares, int32_t blocks, int64_t tiles);
+/* Block b's share of that cut: [*begin, *end). */
+void vn_tile_share_of(int64_t tiles, int32_t blocks, int32_t b, int64_t *begin, int64_t *end);
 
 /* A pending asynchronous copy (xfer.c). */
 typedef struct vn_xfer {
@@ -72,10 +74,10 @@ struct vn_core {
     int32_t block_idx, block_num;
     bool checked;
     const char *kernel_name;
-    int64_t loop;          /* -1 when the kernel never called vn_set_loop */
-    vn_tile_share *shares; /* the launch's shared tiles (block_num shares), or NULL */
-    int64_t tiles;         /* how many (vn_launch_desc.tiles) */
-    bool tile_steal;       /* a block takes tiles of other shares after its own (not checked) */
+    int64_t loop;                 /* -1 when the kernel never called vn_set_loop */
+    vn_tile_share *shares;        /* the launch's shared tiles (block_num shares), or NULL */
+    int64_t home_begin, home_end; /* its own share as the launch cut it (vn_tile_home) */
+    bool tile_steal; /* a block takes tiles of other shares after its own (not checked) */
     int64_t batch_next, batch_stop; /* tiles of its own share this block has claimed, not run */
     bool own_done;                  /* its own share is empty: it claims there no more */
 

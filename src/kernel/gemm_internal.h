@@ -62,6 +62,13 @@ static inline int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
+/* Whether this run reads A in place: against a pre-packed B (or one the
+ * run packed), or against each tile's B block in B1 (a_with_b1). */
+static inline bool vn_gemm_reads_a_in_place(const vn_gemm_kargs *g)
+{
+    return g->p->a_direct && (g->b_packed || g->p->a_with_b1);
+}
+
 /* Pack columns [n0, n0 + n) (n0 a multiple of NR) of B matrix m (b: the
  * unpacked B as described, all batches) into `packed` laid out as
  * vn_gemm_pack_b lays it out (panel q at q * NR * Kp elements), zeroing the

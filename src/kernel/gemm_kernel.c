@@ -194,13 +194,6 @@ static void prefetch_next_b(vn_core *core, const vn_gemm_kargs *g, const tile_po
                         (kl + kp - 1) / kp * kp * p->s.nr);
 }
 
-/* Whether this run reads A in place: against a pre-packed B, or against
- * each tile's B block in B1 (a_with_b1). */
-static bool in_place(const vn_gemm_kargs *g)
-{
-    return g->p->a_direct && (g->b_packed || g->p->a_with_b1);
-}
-
 /* One K chunk of one tile's operands and the chunk's place. */
 typedef struct chunk {
     vn_local a2, b1, c0;
@@ -264,7 +257,7 @@ static void gemm_rows(vn_core *core, const vn_gemm_kargs *g, const tile_pos *t, 
                       vn_fixpipe *fp)
 {
     const vn_gemm_plan *p = g->p;
-    bool direct = in_place(g);
+    bool direct = vn_gemm_reads_a_in_place(g);
     int64_t end = t->m0 + t->ml, step = direct ? p->mc_direct : p->mc;
     for (int64_t r0 = t->m0; r0 < end; r0 += step) {
         int64_t rl = min64(step, end - r0);

@@ -268,7 +268,7 @@ vn_status vn_gemm_run(const vn_gemm_plan *p, const vn_gemm_args *args)
     }
     void *packed = NULL, *padded = NULL;
     if (p->b_run_pack && !args->b_packed) st = pack_b_for_run(p, &g, &packed);
-    if (st == VN_OK && p->a_run_pad && (g.b_packed || p->a_with_b1))
+    if (st == VN_OK && p->a_run_pad && vn_gemm_reads_a_in_place(&g))
         st = pad_a_for_run(p, &g, &padded);
     if (st == VN_OK) {
         int64_t tiles = gemv ? d->batch * p->gv_nt : d->batch * p->mt * p->nt;

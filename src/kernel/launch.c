@@ -71,7 +71,10 @@ static void reset_core(vn_core *core, launch_ctx *lc, int32_t worker, int32_t bl
     core->kernel_name = lc->desc->name ? lc->desc->name : "(unnamed)";
     core->loop = -1;
     core->shares = lc->shares;
-    core->tiles = lc->desc->tiles;
+    core->home_begin = core->home_end = 0;
+    if (lc->shares)
+        vn_tile_share_of(lc->desc->tiles, lc->desc->block_dim, block, &core->home_begin,
+                         &core->home_end);
     core->tile_steal = !lc->checked;
     core->batch_next = core->batch_stop = 0;
     core->own_done = false;

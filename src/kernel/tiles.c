@@ -61,7 +61,7 @@ static bool one_share(void)
 }
 
 /* Block b's share of `tiles` tiles cut into `blocks`: [*begin, *end). */
-static void share_of(int64_t tiles, int32_t blocks, int32_t b, int64_t *begin, int64_t *end)
+void vn_tile_share_of(int64_t tiles, int32_t blocks, int32_t b, int64_t *begin, int64_t *end)
 {
     if (one_share()) { /* the last block: all; the others: none */
         *begin = b == blocks - 1 ? 0 : tiles;
@@ -76,14 +76,15 @@ void vn_tile_shares_init(vn_tile_share *shares, int32_t blocks, int64_t tiles)
 {
     for (int32_t b = 0; b < blocks; b++) {
         int64_t begin, end;
-        share_of(tiles, blocks, b, &begin, &end);
+        vn_tile_share_of(tiles, blocks, b, &begin, &end);
         atomic_init(&shares[b].range, pack((uint64_t)begin, (uint64_t)end));
     }
 }
 
 void vn_tile_home(const vn_core *core, int64_t *begin, int64_t *end)
 {
-    share_of(core->tiles, core->block_num, core->block_idx, begin, end);
+    *begin = core->home_begin;
+    *end = core->home_end;
 }
 
 /* A batch of the block's own share into [core->batch_next, batch_stop):
@@ -157,7 +158,5 @@ bool vn_tile_next(vn_core *core, int64_t *tile)
 
 bool vn_tile_followed(const vn_core *core, int64_t tile)
 {
-    int64_t begin, end;
-    vn_tile_home(core, &begin, &end);
-    return tile >= begin && tile + 1 < end;
+    return tile >= core->home_begin && tile + 1 < core->home_end;
 }
